@@ -1,0 +1,88 @@
+/* cfa/thread.h: user-level threads.
+ *
+ * A cfa_thread is embedded (as the last member) in each object of a
+ * `thread` type. Its own stack is a coroutine (`self`); while it resumes
+ * other coroutines, `current` points at the one executing.
+ *
+ * Lifecycle: INACTIVE (all-zero, or set up) -> started -> HALTED once main
+ * returns and its stack is released. join() waits for HALTED and may be
+ * called any number of times, by any number of threads.
+ *
+ * park/unpark: `ticket` counts permits. park() consumes one or blocks;
+ * unpark() adds one and makes the thread ready if it was blocked. Each
+ * unpark should pair with one park (a permit given to a running thread is
+ * kept, so a later park returns at once).
+ */
+#ifndef CFA_THREAD_H
+#define CFA_THREAD_H
+
+#include <cfa/coroutine.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cfa_cluster;
+struct cfa_processor;
+
+enum cfa_thread_state {
+    CFA_THREAD_INACTIVE = 0, /* never started */
+    CFA_THREAD_READY,        /* in a ready queue */
+    CFA_THREAD_RUNNING,      /* on a processor */
+    CFA_THREAD_BLOCKED,      /* parked */
+    CFA_THREAD_HALTED,       /* main returned, stack released */
+};
+
+struct cfa_thread {
+    struct cfa_coroutine  self;     /* the thread's own stack and main */
+    struct cfa_coroutine *current;  /* coroutine executing on this thread */
+    struct cfa_thread    *next;     /* intrusive link: ready queue or one wait list */
+    struct cfa_cluster   *cluster;  /* where it is scheduled */
+    struct cfa_processor *last_processor;
+    uint64_t              ready_stamp;  /* rdtsc when last made ready */
+    _Atomic int           ticket;       /* park permits; -1 = parked */
+    _Atomic int           state;        /* enum cfa_thread_state */
+    _Atomic int           join_lock;    /* guards `joiners` against halting */
+    struct cfa_thread    *joiners;      /* threads parked in join(), via next */
+    uint64_t              id;           /* unique, for diagnostics */
+};
+
+/* Default usable stack size of a thread or coroutine (CFA_STACK_SIZE in the
+ * environment overrides it at start-up). */
+size_t cfa_default_stack_size(void);
+
+/* Sets the thread up (main, object, type name for diagnostics, stack size
+ * or 0 for the default) and makes it ready on the caller's cluster. */
+void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
+                      const char *type_name, size_t stack_size);
+
+/* Waits until t's main has returned. Returns at once for a thread that was
+ * never started or has halted. Joining oneself is a fatal error. */
+void cfa_thread_join(struct cfa_thread *t);
+
+/* join() then release everything t holds; t may then be freed or reused. */
+void cfa_thread_destroy(struct cfa_thread *t);
+
+/* The running user thread (the program's main thread counts as one). */
+struct cfa_thread *cfa_active_thread(void);
+
+/* Gives the processor to another ready thread, if any. */
+void cfa_yield(void);
+
+/* Blocks until a permit is available (see above). */
+void cfa_park(void);
+
+/* Gives t a permit; makes it ready on the caller's processor if it was
+ * parked. Callable from any user thread or kernel thread. */
+void cfa_unpark(struct cfa_thread *t);
+
+/* Names for diagnostics and debugging. The string is not copied. */
+void        cfa_thread_set_name(struct cfa_thread *t, const char *name);
+const char *cfa_thread_name(const struct cfa_thread *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
