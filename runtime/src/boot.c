@@ -1,0 +1,56 @@
+/* boot.c: start-up.
+ *
+ * Before main() runs (a constructor of the highest priority available to
+ * libraries), the calling kernel thread becomes the main cluster's first
+ * processor and the code that called the constructors, soon main(), is
+ * its first user thread. The main thread keeps the process stack; the
+ * main processor's scheduling loop gets a mapped stack and first runs when
+ * the main thread first gives the processor up.
+ *
+ * Nothing is torn down at exit: exit() ends every kernel thread, as with
+ * pthreads, and any thread still running simply stops.
+ */
+#include "kernel.h"
+#include "context.h"
+#include "stack.h"
+
+static struct cfa_cluster_state main_cluster_state;
+struct cfa_cluster cfa_main_cluster = { .name = "main", .state = &main_cluster_state };
+
+static struct cfa_processor main_processor_handle = { .cluster = &cfa_main_cluster, .name = "main" };
+static struct cfa_processor_state main_processor;
+static struct cfa_thread main_thread;
+
+static void main_processor_entry(void *arg)
+{
+    context_arrived();
+    processor_loop(arg);
+    cfa_fatal("the main processor left its scheduling loop");
+}
+
+__attribute__((constructor(101))) void runtime_boot(void)
+{
+    if (cfa_tls_processor)
+        return;
+    stack_configure();
+    fault_install();
+
+    main_processor_handle.state = &main_processor;
+    processor_init_state(&main_processor, &main_processor_handle, &cfa_main_cluster);
+    main_processor.is_main = true;
+    main_processor.sched.type_name = "processor";
+    stack_acquire(&main_processor.sched.stack, 0);
+    context_prime(&main_processor.sched, main_processor_entry, &main_processor);
+
+    main_thread.self.type_name = "main";
+    main_thread.self.state = CFA_COROUTINE_ACTIVE;
+    context_adopt_native(&main_thread.self);
+    main_thread.current = &main_thread.self;
+    main_thread.cluster = &cfa_main_cluster;
+    main_thread.last_processor = &main_processor_handle;
+    atomic_store(&main_thread.state, CFA_THREAD_RUNNING);
+
+    main_processor.current = &main_thread;
+    cfa_tls_processor = &main_processor;
+    fault_thread_enter(&main_processor);
+}

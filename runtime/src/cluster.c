@@ -1,0 +1,54 @@
+/* cluster.c: clusters and migration between them.
+ *
+ * A cluster's state lives on the heap (the main cluster's is static) so
+ * that the public handle stays small and zero-initialisable.
+ */
+#include "kernel.h"
+
+#include <stdlib.h>
+
+void cfa_cluster_init(struct cfa_cluster *cl)
+{
+    if (cl->state)
+        cfa_fatal("cluster %s initialised twice", cl->name ? cl->name : "(unnamed)");
+    cl->state = calloc(1, sizeof *cl->state);
+    if (!cl->state)
+        cfa_fatal("out of memory creating a cluster");
+}
+
+void cfa_cluster_destroy(struct cfa_cluster *cl)
+{
+    if (!cl->state)
+        return;
+    if (cl == &cfa_main_cluster)
+        cfa_fatal("the main cluster cannot be destroyed");
+    if (atomic_load(&cl->state->nprocs) != 0)
+        cfa_fatal("cluster %s destroyed while %u processor(s) still serve it",
+                  cl->name ? cl->name : "(unnamed)", atomic_load(&cl->state->nprocs));
+    if (!ready_queue_maybe_empty(&cl->state->ready))
+        cfa_fatal("cluster %s destroyed with ready threads in it", cl->name ? cl->name : "(unnamed)");
+    free(cl->state);
+    cl->state = NULL;
+}
+
+struct cfa_cluster *cfa_default_cluster(void) { return &cfa_main_cluster; }
+
+struct cfa_cluster *cfa_current_cluster(void)
+{
+    struct cfa_thread *t = this_thread();
+    return t ? t->cluster : &cfa_main_cluster;
+}
+
+void cfa_migrate(struct cfa_cluster *cl)
+{
+    struct cfa_thread *t = this_thread();
+    if (!t)
+        cfa_fatal("migrate called from a kernel thread that is not a processor");
+    if (!cl->state)
+        cfa_fatal("migrate to cluster %s before cfa_cluster_init", cl->name ? cl->name : "(unnamed)");
+    if (t->cluster == cl)
+        return;
+    /* The yield's post action pushes onto t->cluster: the new one. */
+    t->cluster = cl;
+    schedule_out(t, POST_YIELD);
+}

@@ -1,0 +1,81 @@
+/* context.h: switching between execution contexts (coroutine stacks).
+ *
+ * Every execution context is a struct cfa_coroutine: a user coroutine, a
+ * thread's own stack, or a processor's scheduler. context_switch() is the
+ * one way to move between them; it keeps the sanitizers told (ASan needs
+ * the destination stack's bounds, TSan its fiber) and is otherwise just
+ * the assembly switch.
+ *
+ * A context entered for the first time starts in an entry function that
+ * must call context_arrived() before anything else.
+ */
+#ifndef CFA_CONTEXT_H
+#define CFA_CONTEXT_H
+
+#include <cfa/coroutine.h>
+#include <stddef.h>
+
+#if defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define CFA_ASAN 1
+#  endif
+#  if __has_feature(thread_sanitizer)
+#    define CFA_TSAN 1
+#  endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#  define CFA_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#  define CFA_TSAN 1
+#endif
+
+#ifdef CFA_ASAN
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+#endif
+#ifdef CFA_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void  __tsan_destroy_fiber(void *fiber);
+void  __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#endif
+
+void cfa_context_switch(struct cfa_context *from, struct cfa_context *to);
+void cfa_context_trampoline(void);
+
+/* Builds the first frame on c's (already mapped) stack so that the first
+ * switch to c calls entry(arg). */
+void context_prime(struct cfa_coroutine *c, void (*entry)(void *), void *arg);
+
+/* Describes a context that runs on a stack the kernel gave us (the process
+ * stack, a pthread's stack): bounds for ASan, the current fiber for TSan. */
+void context_adopt_native(struct cfa_coroutine *c);
+
+/* Releases sanitizer state of a context that will never run again. */
+void context_forget(struct cfa_coroutine *c);
+
+static inline void context_switch(struct cfa_coroutine *from, struct cfa_coroutine *to)
+{
+#ifdef CFA_ASAN
+    __sanitizer_start_switch_fiber(NULL, (char *)to->stack.map + to->stack.guard,
+                                   to->stack.map_size - to->stack.guard);
+#endif
+#ifdef CFA_TSAN
+    __tsan_switch_to_fiber(to->sanitizer_fiber, 0);
+#endif
+    cfa_context_switch(&from->ctx, &to->ctx);
+#ifdef CFA_ASAN
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+}
+
+static inline void context_arrived(void)
+{
+#ifdef CFA_ASAN
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+}
+
+#endif

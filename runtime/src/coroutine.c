@@ -1,0 +1,96 @@
+/* coroutine.c: resume and suspend.
+ *
+ * Coroutines switch directly between their stacks on the resuming user
+ * thread; the processor is not involved. The running one is
+ * this_thread()->current. The stack is mapped at the first resume.
+ */
+#include "kernel.h"
+#include "context.h"
+#include "stack.h"
+
+#include <string.h>
+
+void cfa_coroutine_setup(struct cfa_coroutine *c, cfa_main_fn main, void *object,
+                         const char *type_name)
+{
+    if (c->state != CFA_COROUTINE_INACTIVE)
+        cfa_fatal("coroutine %s (type %s) set up while it runs", c->name ? c->name : type_name, type_name);
+    c->main = main;
+    c->object = object;
+    c->type_name = type_name;
+}
+
+static const char *coroutine_name(const struct cfa_coroutine *c)
+{
+    return c->name ? c->name : c->type_name ? c->type_name : "(unnamed)";
+}
+
+static void coroutine_entry(void *arg)
+{
+    struct cfa_coroutine *c = arg;
+    context_arrived();
+    c->main(c->object);
+    c->state = CFA_COROUTINE_HALTED;
+    /* Control goes to the starter, not the last resumer (as in uC++). The
+     * thread may have changed since the start: ask again. */
+    struct cfa_thread *t = this_thread();
+    t->current = c->starter;
+    context_switch(c, c->starter);
+    __builtin_unreachable();
+}
+
+static __attribute__((noinline)) void coroutine_first_resume(struct cfa_coroutine *c,
+                                                             struct cfa_coroutine *starter)
+{
+    if (!c->main)
+        cfa_fatal("resume of a coroutine that was never set up (no main)");
+    stack_acquire(&c->stack, c->stack_size);
+    context_prime(c, coroutine_entry, c);
+    c->starter = starter;
+    c->state = CFA_COROUTINE_ACTIVE;
+}
+
+void cfa_coroutine_resume(struct cfa_coroutine *c)
+{
+    struct cfa_thread *t = this_thread();
+    if (__builtin_expect(!t, 0))
+        cfa_fatal("resume of coroutine %s outside a user thread", coroutine_name(c));
+    struct cfa_coroutine *from = t->current;
+    if (__builtin_expect(c->state != CFA_COROUTINE_ACTIVE, 0)) {
+        if (c->state == CFA_COROUTINE_HALTED)
+            cfa_fatal("resume of coroutine %s (type %s) whose main has returned",
+                      coroutine_name(c), c->type_name ? c->type_name : "?");
+        coroutine_first_resume(c, from);
+    }
+    if (__builtin_expect(c == from, 0))
+        cfa_fatal("coroutine %s resumes itself", coroutine_name(c));
+    c->last = from;
+    t->current = c;
+    context_switch(from, c);
+}
+
+void cfa_coroutine_suspend(void)
+{
+    struct cfa_thread *t = this_thread();
+    if (__builtin_expect(!t || t->current == &t->self, 0))
+        cfa_fatal("suspend called outside a coroutine");
+    struct cfa_coroutine *c = t->current;
+    t->current = c->last;
+    context_switch(c, c->last);
+}
+
+void cfa_coroutine_destroy(struct cfa_coroutine *c)
+{
+    struct cfa_thread *t = this_thread();
+    if (t && t->current == c)
+        cfa_fatal("coroutine %s destroyed while it runs", coroutine_name(c));
+    stack_release(&c->stack);
+    context_forget(c);
+    c->state = CFA_COROUTINE_INACTIVE;
+}
+
+struct cfa_coroutine *cfa_coroutine_active(void)
+{
+    struct cfa_thread *t = this_thread();
+    return t ? t->current : NULL;
+}

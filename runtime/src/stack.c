@@ -1,0 +1,114 @@
+/* stack.c: the stack pool.
+ *
+ * Invariants: a pooled stack has the default size and its guard already
+ * protected; the pool's free list is threaded through the first word above
+ * each guard and is touched only under pool_lock; at most POOL_LIMIT stacks
+ * are kept, the rest go back to the kernel.
+ */
+#include "stack.h"
+#include "context.h"
+#include "kernel.h"
+#include "spinlock.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum {
+    DEFAULT_STACK = 256 * 1024,
+    MIN_STACK = 16 * 1024,
+    POOL_LIMIT = 1024,
+};
+
+struct pooled { struct pooled *next; };
+
+static size_t default_usable = DEFAULT_STACK;
+static size_t page_size = 4096;
+static _Atomic int pool_lock;
+static struct pooled *pool;
+static unsigned pool_count;
+
+static size_t round_to_page(size_t n) { return (n + page_size - 1) & ~(page_size - 1); }
+
+void stack_configure(void)
+{
+    page_size = (size_t)sysconf(_SC_PAGESIZE);
+    const char *env = getenv("CFA_STACK_SIZE");
+    if (env && *env) {
+        char *end;
+        unsigned long long n = strtoull(env, &end, 0);
+        if (*end == 'k' || *end == 'K') n <<= 10, end++;
+        else if (*end == 'm' || *end == 'M') n <<= 20, end++;
+        if (*end != '\0' || n < MIN_STACK)
+            cfa_fatal("CFA_STACK_SIZE=%s is not a size of at least %d bytes", env, MIN_STACK);
+        default_usable = (size_t)n;
+    }
+    default_usable = round_to_page(default_usable);
+}
+
+size_t cfa_default_stack_size(void) { return default_usable; }
+
+static void map_stack(struct cfa_stack *s, size_t usable)
+{
+    size_t size = usable + CFA_STACK_GUARD;
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (map == MAP_FAILED)
+        cfa_fatal("cannot map a stack of %zu bytes: %s", size, strerror(errno));
+    if (mprotect(map, CFA_STACK_GUARD, PROT_NONE) != 0)
+        cfa_fatal("cannot protect a stack guard: %s", strerror(errno));
+    s->map = map;
+    s->map_size = size;
+    s->guard = CFA_STACK_GUARD;
+}
+
+void stack_acquire(struct cfa_stack *s, size_t usable)
+{
+    usable = usable ? round_to_page(usable < MIN_STACK ? MIN_STACK : usable) : default_usable;
+    if (usable == default_usable) {
+        spin_lock(&pool_lock);
+        struct pooled *p = pool;
+        if (p) {
+            pool = p->next;
+            pool_count--;
+        }
+        spin_unlock(&pool_lock);
+        if (p) {
+            s->map = (char *)p - CFA_STACK_GUARD;
+            s->map_size = usable + CFA_STACK_GUARD;
+            s->guard = CFA_STACK_GUARD;
+            return;
+        }
+    }
+    map_stack(s, usable);
+}
+
+void stack_release(struct cfa_stack *s)
+{
+    if (!s->map)
+        return;
+#ifdef CFA_ASAN
+    /* Frames that never returned (a suspended coroutine) leave poisoned
+     * shadow behind; the next owner of this memory must not inherit it. */
+    __asan_unpoison_memory_region((char *)s->map + s->guard, s->map_size - s->guard);
+#endif
+    if (s->map_size == default_usable + CFA_STACK_GUARD) {
+        struct pooled *p = (struct pooled *)((char *)s->map + CFA_STACK_GUARD);
+        spin_lock(&pool_lock);
+        bool keep = pool_count < POOL_LIMIT;
+        if (keep) {
+            p->next = pool;
+            pool = p;
+            pool_count++;
+        }
+        spin_unlock(&pool_lock);
+        if (keep) {
+            memset(s, 0, sizeof *s);
+            return;
+        }
+    }
+    munmap(s->map, s->map_size);
+    memset(s, 0, sizeof *s);
+}

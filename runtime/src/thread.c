@@ -1,0 +1,145 @@
+/* thread.c: user threads.
+ *
+ * Invariants:
+ *  - a thread is in at most one place: running on one processor, in one
+ *    ready queue, or blocked (parked) with its registers saved;
+ *  - only the processor's post action (after the switch) makes a thread
+ *    that gave up its processor ready or blocked, so nobody can resume it
+ *    before its registers are saved;
+ *  - `ticket` holds park permits: park takes one or goes to -1 (blocked);
+ *    the unpark that finds -1 is the one that makes the thread ready;
+ *  - `state` becomes HALTED under join_lock, after which nobody is added
+ *    to `joiners`; the stack is released before that.
+ */
+#include "kernel.h"
+#include "context.h"
+#include "spinlock.h"
+#include "stack.h"
+
+#include <string.h>
+
+static _Atomic uint64_t next_thread_id = 1;
+
+void thread_make_ready(struct cfa_thread *t)
+{
+    t->ready_stamp = __builtin_ia32_rdtsc();
+    atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
+    struct cfa_cluster_state *cs = t->cluster->state;
+    if (ready_queue_push(&cs->ready, t, &cs->idle.count))
+        idle_wake_one(&cs->idle);
+}
+
+void schedule_out(struct cfa_thread *t, enum post_action action)
+{
+    struct cfa_processor_state *p = this_processor();
+    p->post = action;
+    context_switch(t->current, &p->sched);
+}
+
+static void thread_entry(void *arg)
+{
+    struct cfa_thread *t = arg;
+    context_arrived();
+    t->self.main(t->self.object);
+    schedule_out(t, POST_HALT);
+    __builtin_unreachable();
+}
+
+void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
+                      const char *type_name, size_t stack_size)
+{
+    if (atomic_load_explicit(&t->state, memory_order_relaxed) != CFA_THREAD_INACTIVE)
+        cfa_fatal("thread %s (type %s) started twice", cfa_thread_name(t), type_name);
+    cfa_coroutine_setup(&t->self, main, object, type_name);
+    t->self.stack_size = stack_size;
+    stack_acquire(&t->self.stack, stack_size);
+    context_prime(&t->self, thread_entry, t);
+    t->self.state = CFA_COROUTINE_ACTIVE;
+    t->current = &t->self;
+    t->cluster = cfa_current_cluster();
+    t->id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->ticket, 0, memory_order_relaxed);
+    thread_make_ready(t);
+}
+
+/* Runs on the processor after the halting thread's last switch. */
+void thread_halted(struct cfa_thread *t)
+{
+    stack_release(&t->self.stack);
+    context_forget(&t->self);
+    t->self.state = CFA_COROUTINE_HALTED;
+    spin_lock(&t->join_lock);
+    atomic_store_explicit(&t->state, CFA_THREAD_HALTED, memory_order_release);
+    struct cfa_thread *joiner = t->joiners;
+    t->joiners = NULL;
+    spin_unlock(&t->join_lock);
+    while (joiner) {
+        struct cfa_thread *next = joiner->next; /* unpark may reuse the link */
+        cfa_unpark(joiner);
+        joiner = next;
+    }
+}
+
+void cfa_thread_join(struct cfa_thread *t)
+{
+    int state = atomic_load_explicit(&t->state, memory_order_acquire);
+    if (state == CFA_THREAD_INACTIVE || state == CFA_THREAD_HALTED)
+        return;
+    struct cfa_thread *self = this_thread();
+    if (self == t)
+        cfa_fatal("thread %s (type %s) joins itself", cfa_thread_name(t), t->self.type_name);
+    if (!self)
+        cfa_fatal("join of thread %s from a kernel thread that is not a processor", cfa_thread_name(t));
+    spin_lock(&t->join_lock);
+    if (atomic_load_explicit(&t->state, memory_order_relaxed) == CFA_THREAD_HALTED) {
+        spin_unlock(&t->join_lock);
+        return;
+    }
+    self->next = t->joiners;
+    t->joiners = self;
+    spin_unlock(&t->join_lock);
+    while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED)
+        cfa_park();
+}
+
+void cfa_thread_destroy(struct cfa_thread *t)
+{
+    cfa_thread_join(t);
+}
+
+struct cfa_thread *cfa_active_thread(void) { return this_thread(); }
+
+void cfa_yield(void)
+{
+    struct cfa_thread *t = this_thread();
+    if (t)
+        schedule_out(t, POST_YIELD);
+}
+
+void cfa_park(void)
+{
+    struct cfa_thread *t = this_thread();
+    if (!t)
+        cfa_fatal("park called from a kernel thread that is not a processor");
+    /* Fast path: a permit is already here, no switch needed. */
+    int permits = atomic_load_explicit(&t->ticket, memory_order_relaxed);
+    while (permits > 0)
+        if (atomic_compare_exchange_weak(&t->ticket, &permits, permits - 1))
+            return;
+    schedule_out(t, POST_PARK);
+}
+
+void cfa_unpark(struct cfa_thread *t)
+{
+    if (atomic_fetch_add(&t->ticket, 1) == -1)
+        thread_make_ready(t);
+}
+
+void cfa_thread_set_name(struct cfa_thread *t, const char *name) { t->self.name = name; }
+
+const char *cfa_thread_name(const struct cfa_thread *t)
+{
+    if (t->self.name)
+        return t->self.name;
+    return t->self.type_name ? t->self.type_name : "(unnamed)";
+}
