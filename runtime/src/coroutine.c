@@ -39,31 +39,36 @@ static void coroutine_entry(void *arg)
     __builtin_unreachable();
 }
 
-static __attribute__((noinline)) void coroutine_first_resume(struct cfa_coroutine *c,
-                                                             struct cfa_coroutine *starter)
+/* Everything but the switch itself: first resume (map the stack) and the
+ * errors. Out of line so that the fast path needs no stack frame. */
+static __attribute__((noinline, cold)) void resume_slow_path(struct cfa_coroutine *c,
+                                                             struct cfa_thread *t)
 {
-    if (!c->main)
-        cfa_fatal("resume of a coroutine that was never set up (no main)");
-    stack_acquire(&c->stack, c->stack_size);
-    context_prime(c, coroutine_entry, c);
-    c->starter = starter;
-    c->state = CFA_COROUTINE_ACTIVE;
+    if (!t)
+        cfa_fatal("resume of coroutine %s outside a user thread", coroutine_name(c));
+    if (c == t->current)
+        cfa_fatal("coroutine %s resumes itself", coroutine_name(c));
+    if (c->state == CFA_COROUTINE_HALTED)
+        cfa_fatal("resume of coroutine %s (type %s) whose main has returned",
+                  coroutine_name(c), c->type_name ? c->type_name : "?");
+    if (c->state == CFA_COROUTINE_INACTIVE) {
+        if (!c->main)
+            cfa_fatal("resume of a coroutine that was never set up (no main)");
+        stack_acquire(&c->stack, c->stack_size);
+        context_prime(c, coroutine_entry, c);
+        c->starter = t->current;
+        c->state = CFA_COROUTINE_ACTIVE;
+    }
 }
 
 void cfa_coroutine_resume(struct cfa_coroutine *c)
 {
     struct cfa_thread *t = this_thread();
-    if (__builtin_expect(!t, 0))
-        cfa_fatal("resume of coroutine %s outside a user thread", coroutine_name(c));
-    struct cfa_coroutine *from = t->current;
-    if (__builtin_expect(c->state != CFA_COROUTINE_ACTIVE, 0)) {
-        if (c->state == CFA_COROUTINE_HALTED)
-            cfa_fatal("resume of coroutine %s (type %s) whose main has returned",
-                      coroutine_name(c), c->type_name ? c->type_name : "?");
-        coroutine_first_resume(c, from);
+    if (__builtin_expect(!t || c->state != CFA_COROUTINE_ACTIVE || c == t->current, 0)) {
+        resume_slow_path(c, t);
+        t = this_thread();
     }
-    if (__builtin_expect(c == from, 0))
-        cfa_fatal("coroutine %s resumes itself", coroutine_name(c));
+    struct cfa_coroutine *from = t->current;
     c->last = from;
     t->current = c;
     context_switch(from, c);

@@ -33,6 +33,8 @@ static int describe_thread(char *buf, size_t size, const struct cfa_thread *t)
     if (!t)
         return snprintf(buf, size, "a processor's scheduler");
     const char *type = t->self.type_name ? t->self.type_name : "?";
+    if (t->id == 0)
+        return snprintf(buf, size, "the program's main thread");
     if (t->self.name)
         return snprintf(buf, size, "thread \"%s\" (type %s, id %llu)", t->self.name, type,
                         (unsigned long long)t->id);

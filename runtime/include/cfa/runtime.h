@@ -12,6 +12,7 @@
 #include <cfa/thread.h>
 #include <cfa/cluster.h>
 #include <cfa/processor.h>
+#include <cfa/sleep.h>
 
 #ifdef __cplusplus
 extern "C" {
