@@ -59,7 +59,10 @@ void context_forget(struct cfa_coroutine *c);
 static inline void context_switch(struct cfa_coroutine *from, struct cfa_coroutine *to)
 {
 #ifdef CFA_ASAN
-    __sanitizer_start_switch_fiber(NULL, (char *)to->stack.map + to->stack.guard,
+    /* ASan keeps the frames of escaped locals on a per-context "fake
+     * stack"; it is saved here and handed back when we return. */
+    void *fake_stack = NULL;
+    __sanitizer_start_switch_fiber(&fake_stack, (char *)to->stack.map + to->stack.guard,
                                    to->stack.map_size - to->stack.guard);
 #endif
 #ifdef CFA_TSAN
@@ -67,8 +70,23 @@ static inline void context_switch(struct cfa_coroutine *from, struct cfa_corouti
 #endif
     cfa_context_switch(&from->ctx, &to->ctx);
 #ifdef CFA_ASAN
-    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+    __sanitizer_finish_switch_fiber(fake_stack, NULL, NULL);
 #endif
+}
+
+/* The last switch away from a context that will never run again. */
+static inline __attribute__((noreturn)) void context_switch_final(struct cfa_coroutine *from,
+                                                                  struct cfa_coroutine *to)
+{
+#ifdef CFA_ASAN
+    __sanitizer_start_switch_fiber(NULL, (char *)to->stack.map + to->stack.guard,
+                                   to->stack.map_size - to->stack.guard);
+#endif
+#ifdef CFA_TSAN
+    __tsan_switch_to_fiber(to->sanitizer_fiber, 0);
+#endif
+    cfa_context_switch(&from->ctx, &to->ctx);
+    __builtin_unreachable();
 }
 
 static inline void context_arrived(void)

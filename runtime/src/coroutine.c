@@ -35,8 +35,7 @@ static void coroutine_entry(void *arg)
      * thread may have changed since the start: ask again. */
     struct cfa_thread *t = this_thread();
     t->current = c->starter;
-    context_switch(c, c->starter);
-    __builtin_unreachable();
+    context_switch_final(c, c->starter);
 }
 
 /* Everything but the switch itself: first resume (map the stack) and the

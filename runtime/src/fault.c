@@ -63,7 +63,7 @@ static bool near_guard(const struct cfa_coroutine *c, uintptr_t addr)
     return addr >= floor && addr < low + c->stack.guard;
 }
 
-static void on_fault(int sig, siginfo_t *info, void *context)
+static __attribute__((unused)) void on_fault(int sig, siginfo_t *info, void *context)
 {
     (void)context;
     struct cfa_processor_state *p = cfa_tls_processor;

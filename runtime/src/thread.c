@@ -41,8 +41,9 @@ static void thread_entry(void *arg)
     struct cfa_thread *t = arg;
     context_arrived();
     t->self.main(t->self.object);
-    schedule_out(t, POST_HALT);
-    __builtin_unreachable();
+    struct cfa_processor_state *p = this_processor();
+    p->post = POST_HALT;
+    context_switch_final(t->current, &p->sched);
 }
 
 void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
