@@ -1,0 +1,64 @@
+// ExtensionLexer: desugars cfa-lite's extension syntax at the token level.
+//
+// Input: the text of one .cfa or .hfa file. Output: C that Clang can parse,
+// with the same lines (a three-line prologue ends in `#line 1`), a SourceMap
+// back to the input, the extension types the file declares, and lexical
+// errors. Clang's raw Lexer supplies the tokens; preprocessor directives are
+// left untouched. Every construct is contextual (LANGUAGE.md section 1):
+//
+//   thread X {  /  coroutine X {   -> struct X { ... <descriptor member>; }
+//   thread X ;                     -> struct X ;
+//   main(X *p)                     -> __cfa_main_X(X *p)   (one pointer param)
+//   new(T, inits)                  -> __cfa_new((T){inits})
+//   10`ms, x`s, (a+b)`us           -> ms(10), s(x), us((a+b))
+//
+// The prologue includes <cfa/prelude.h> and declares, per type, the typedef
+// and the per-type overloads (join/unpark for threads, resume for
+// coroutines) so that `resume(&f)->fn` type-checks. Their bodies come later
+// from the AST lowering. The function never fails and never reads outside
+// its input (a libFuzzer target checks this).
+#ifndef CFACC_EXTENSION_LEXER_H
+#define CFACC_EXTENSION_LEXER_H
+
+#include "SourceMap.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace cfacc {
+
+enum class AggregateKeyword { Thread, Coroutine, Monitor };
+
+struct DeclaredExtensionType {
+  std::string Name;
+  AggregateKeyword Keyword;
+  unsigned KeywordOffset; // in the original text
+};
+
+struct LexicalError {
+  unsigned Offset; // in the original text
+  std::string Message;
+};
+
+struct DesugaredFile {
+  std::string Text;
+  SourceMap Map;
+  std::vector<DeclaredExtensionType> Types;
+  std::vector<LexicalError> Errors;
+};
+
+// Name of the descriptor member embedded (last) in each extension type.
+inline constexpr const char *ThreadDescriptorMember = "__cfa_thread";
+inline constexpr const char *CoroutineDescriptorMember = "__cfa_cor";
+// Prefix of the renamed per-type main functions: __cfa_main_<Type>.
+inline constexpr const char *TypeMainPrefix = "__cfa_main_";
+
+DesugaredFile desugarExtensions(llvm::StringRef Source, llvm::StringRef PresumedName);
+
+// True for file names cfacc desugars: *.cfa and *.hfa.
+bool isExtensionSourceName(llvm::StringRef Path);
+
+} // namespace cfacc
+#endif

@@ -1,0 +1,88 @@
+// MappedDiagnosticPrinter: see MappedDiagnosticPrinter.h.
+#include "MappedDiagnosticPrinter.h"
+
+#include "clang/Basic/DiagnosticIDs.h"
+#include "llvm/Support/Regex.h"
+
+namespace cfacc {
+
+MappedDiagnosticPrinter::MappedDiagnosticPrinter(llvm::raw_ostream &OS, const DesugaringFileSystem &FS)
+    : OS(OS), FS(FS), Options(new clang::DiagnosticOptions()), IDs(new clang::DiagnosticIDs()) {
+  OriginalDiags = std::make_unique<clang::DiagnosticsEngine>(IDs, Options, &Ignore, /*ShouldOwnClient=*/false);
+  OriginalFiles = std::make_unique<clang::FileManager>(clang::FileSystemOptions());
+  OriginalSM = std::make_unique<clang::SourceManager>(*OriginalDiags, *OriginalFiles);
+  Options->ShowColors = OS.has_colors();
+}
+
+MappedDiagnosticPrinter::~MappedDiagnosticPrinter() = default;
+
+void MappedDiagnosticPrinter::BeginSourceFile(const clang::LangOptions &LO, const clang::Preprocessor *) {
+  LangOpts = LO;
+  Printer = std::make_unique<clang::TextDiagnostic>(OS, LangOpts, Options.get());
+}
+
+clang::FileID MappedDiagnosticPrinter::originalFile(llvm::StringRef Name) {
+  auto It = Files.find(Name.str());
+  if (It != Files.end())
+    return It->second;
+  clang::FileID FID;
+  if (auto Ref = OriginalFiles->getOptionalFileRef(Name))
+    FID = OriginalSM->createFileID(*Ref, clang::SourceLocation(), clang::SrcMgr::C_User);
+  Files[Name.str()] = FID;
+  return FID;
+}
+
+clang::FullSourceLoc MappedDiagnosticPrinter::toOriginal(clang::SourceLocation Loc,
+                                                         const clang::SourceManager &SM) {
+  if (Loc.isInvalid())
+    return {};
+  Loc = SM.getFileLoc(Loc);
+  clang::FileID FID = SM.getFileID(Loc);
+  auto Entry = SM.getFileEntryRefForID(FID);
+  if (!Entry)
+    return {};
+  unsigned Offset = SM.getFileOffset(Loc);
+  if (const DesugaredFile *D = FS.lookup(Entry->getName()))
+    Offset = D->Map.toOriginal(Offset);
+  clang::FileID Original = originalFile(Entry->getName());
+  if (Original.isInvalid())
+    return {};
+  unsigned Size = OriginalSM->getBufferData(Original).size();
+  return clang::FullSourceLoc(OriginalSM->getComposedLoc(Original, std::min(Offset, Size)), *OriginalSM);
+}
+
+void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
+                                               const clang::Diagnostic &Info) {
+  DiagnosticConsumer::HandleDiagnostic(Level, Info);
+  if (!Printer)
+    BeginSourceFile(LangOpts, nullptr);
+  llvm::SmallString<256> Message;
+  Info.FormatDiagnostic(Message);
+  std::string Text = llvm::Regex("__cfa_main_[A-Za-z0-9_]+").sub("main", Message.str());
+  while (Text.find("__cfa_main_") != std::string::npos)
+    Text = llvm::Regex("__cfa_main_[A-Za-z0-9_]+").sub("main", Text);
+
+  llvm::StringRef Flag = clang::DiagnosticIDs::getWarningOptionForDiag(Info.getID());
+  if (!Flag.empty() && Level == clang::DiagnosticsEngine::Warning)
+    Text += " [-W" + Flag.str() + "]";
+  else if (!Flag.empty() && Level >= clang::DiagnosticsEngine::Error &&
+           !clang::DiagnosticIDs::isDefaultMappingAsError(Info.getID()))
+    Text += " [-Werror,-W" + Flag.str() + "]";
+
+  clang::FullSourceLoc Loc;
+  llvm::SmallVector<clang::CharSourceRange, 4> Ranges;
+  if (Info.hasSourceManager()) {
+    const clang::SourceManager &SM = Info.getSourceManager();
+    Loc = toOriginal(Info.getLocation(), SM);
+    for (const clang::CharSourceRange &R : Info.getRanges()) {
+      clang::FullSourceLoc B = toOriginal(R.getBegin(), SM), E = toOriginal(R.getEnd(), SM);
+      if (B.isValid() && E.isValid() && Loc.isValid() && B.getFileID() == Loc.getFileID() &&
+          E.getFileID() == Loc.getFileID() && !(E < B))
+        Ranges.push_back(clang::CharSourceRange(clang::SourceRange(B, E), R.isTokenRange()));
+    }
+  }
+  Printer->emitDiagnostic(Loc, Level, Text, Ranges, {});
+  OS.flush();
+}
+
+} // namespace cfacc

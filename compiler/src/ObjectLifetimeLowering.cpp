@@ -1,0 +1,251 @@
+// ObjectLifetimeLowering: the lifetime of declared threads, coroutines,
+// processors and clusters (LANGUAGE.md sections 2, 3 and 7).
+//
+//  - automatic objects: zero-initialised when they have no initializer,
+//    started right after their declaration statement (arrays in index
+//    order), and given a `cleanup` attribute whose function stops them
+//    (arrays in reverse). Clang runs cleanups on every way out of the
+//    scope (end, return, break, continue, goto) and in reverse declaration
+//    order, which is the RAII order the language promises;
+//  - static storage: recorded for the start-before-main and
+//    stop-after-main functions; a static local is hoisted to file scope
+//    (renamed __cfa_static_<function>_<name>_<n>) so that they can name it;
+//  - by-value rules: such objects cannot be function parameters, return
+//    values, members of other aggregates, or copied.
+#include "Passes.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/Lexer.h"
+
+#include <set>
+
+namespace cfacc {
+namespace {
+
+using namespace clang::ast_matchers;
+
+std::string describe(const ObjectShape &S) {
+  return std::string(kindName(S.Kind)) + " '" + typeNameOf(S.Element) + "'";
+}
+
+class LifetimeCallback : public MatchFinder::MatchCallback {
+public:
+  explicit LifetimeCallback(LoweringContext &L) : L(L), Ctx(L.ast()) {}
+
+  void run(const MatchFinder::MatchResult &Result) override {
+    if (const auto *DS = Result.Nodes.getNodeAs<clang::DeclStmt>("declStmt"))
+      return onDeclStmt(DS);
+    if (const auto *VD = Result.Nodes.getNodeAs<clang::VarDecl>("global"))
+      return onGlobal(VD);
+    if (const auto *P = Result.Nodes.getNodeAs<clang::ParmVarDecl>("param"))
+      return onParam(P);
+    if (const auto *F = Result.Nodes.getNodeAs<clang::FunctionDecl>("function"))
+      return onFunction(F);
+    if (const auto *F = Result.Nodes.getNodeAs<clang::FieldDecl>("field"))
+      return onField(F);
+    if (const auto *A = Result.Nodes.getNodeAs<clang::BinaryOperator>("assign"))
+      return onAssign(A);
+    if (const auto *RD = Result.Nodes.getNodeAs<clang::RecordDecl>("record"))
+      return onRecord(RD);
+  }
+
+private:
+  LoweringContext &L;
+  clang::ASTContext &Ctx;
+  std::set<const clang::VarDecl *> SeenGlobals;
+
+  ObjectShape shape(const clang::VarDecl *VD) { return shapeOf(VD->getType(), Ctx); }
+
+  // The last token of the declarator: the name, or `]` of an array.
+  clang::SourceLocation declaratorEnd(const clang::VarDecl *VD) {
+    clang::SourceLocation End = VD->getLocation();
+    if (const clang::TypeSourceInfo *TSI = VD->getTypeSourceInfo()) {
+      clang::SourceLocation TypeEnd = TSI->getTypeLoc().getEndLoc();
+      if (TypeEnd.isValid() && TypeEnd.isFileID() &&
+          Ctx.getSourceManager().isBeforeInTranslationUnit(End, TypeEnd))
+        End = TypeEnd;
+    }
+    return End;
+  }
+
+  // `Worker b = a;` copies a (possibly running) object.
+  bool checkNotCopied(const clang::VarDecl *VD, const ObjectShape &S) {
+    const clang::Expr *Init = VD->getInit();
+    if (!Init)
+      return true;
+    Init = Init->IgnoreImplicit();
+    if (llvm::isa<clang::InitListExpr>(Init) || llvm::isa<clang::CompoundLiteralExpr>(Init))
+      return true;
+    L.error(Init->getBeginLoc(), describe(S) + " objects cannot be copied; initialise '" +
+                                     VD->getName().str() + "' with { ... } or use a pointer");
+    return false;
+  }
+
+  void onDeclStmt(const clang::DeclStmt *DS) {
+    std::vector<const clang::VarDecl *> Managed;
+    bool Static = false;
+    for (const clang::Decl *D : DS->decls()) {
+      const auto *VD = llvm::dyn_cast<clang::VarDecl>(D);
+      if (!VD || shape(VD).Kind == ExtensionKind::None)
+        continue;
+      if (!L.isUserCode(VD->getLocation())) {
+        if (L.isInUserFile(VD->getLocation()))
+          L.error(VD->getLocation(), describe(shape(VD)) +
+                                         " objects cannot be declared by a macro expansion");
+        continue;
+      }
+      if (!checkNotCopied(VD, shape(VD)))
+        continue;
+      if (VD->getTLSKind() != clang::VarDecl::TLS_None) {
+        L.error(VD->getLocation(), "thread-local " + describe(shape(VD)) + " objects are not supported");
+        continue;
+      }
+      Static |= VD->isStaticLocal();
+      if (VD->hasLocalStorage())
+        Managed.push_back(VD);
+    }
+    if (Static) {
+      hoistStaticLocals(DS);
+      return;
+    }
+    if (Managed.empty())
+      return;
+    auto Parents = Ctx.getParents(*DS);
+    if (!Parents.empty() && Parents[0].get<clang::ForStmt>()) {
+      L.error(Managed.front()->getLocation(),
+              describe(shape(Managed.front())) +
+                  " objects cannot be declared in a for-loop initializer; declare them in the loop body");
+      return;
+    }
+    std::string Starts;
+    for (const clang::VarDecl *VD : Managed) {
+      ObjectShape S = shape(VD);
+      if (S.Kind == ExtensionKind::Thread && !L.requireMain(S, VD->getLocation()))
+        continue;
+      std::string Attr = " __attribute__((cleanup(" + L.cleanupFunction(S) + ")))";
+      if (!VD->hasInit())
+        Attr += " = {}";
+      L.rewriter().InsertTextAfterToken(declaratorEnd(VD), Attr);
+      std::string Start = L.startFunction(S);
+      if (!Start.empty())
+        Starts += " " + Start + "(" + L.elementPointerCast(S) + "&" + VD->getName().str() + ", " +
+                  std::to_string(S.Count) + ");";
+    }
+    if (!Starts.empty())
+      L.rewriter().InsertTextAfterToken(DS->getEndLoc(), Starts);
+  }
+
+  // static locals move to file scope, just before their function.
+  void hoistStaticLocals(const clang::DeclStmt *DS) {
+    const clang::FunctionDecl *F = nullptr;
+    for (const clang::Decl *D : DS->decls())
+      if (const auto *VD = llvm::dyn_cast<clang::VarDecl>(D))
+        F = llvm::dyn_cast_or_null<clang::FunctionDecl>(VD->getParentFunctionOrMethod());
+    if (!F || !F->hasBody() || !L.isUserCode(F->getBeginLoc()) || !L.isUserCode(DS->getEndLoc()))
+      return;
+    for (const clang::Decl *D : DS->decls()) {
+      const auto *VD = llvm::dyn_cast<clang::VarDecl>(D);
+      if (!VD)
+        continue;
+      std::string NewName = "__cfa_static_" + F->getName().str() + "_" + VD->getName().str() + "_" +
+                            std::to_string(L.nextUniqueId());
+      L.rewriter().ReplaceText(VD->getLocation(), VD->getName().size(), NewName);
+      auto Refs = match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")), *F->getBody(), Ctx);
+      for (const auto &Node : Refs) {
+        const auto *Ref = Node.getNodeAs<clang::DeclRefExpr>("ref");
+        if (Ref->getLocation().isFileID())
+          L.rewriter().ReplaceText(Ref->getLocation(), VD->getName().size(), NewName);
+        else
+          L.error(Ref->getLocation(), "a static " + describe(shape(VD)) +
+                                          " cannot be named inside a macro expansion");
+      }
+      ObjectShape S = shape(VD);
+      bool Startable = S.Kind != ExtensionKind::Thread || L.requireMain(S, VD->getLocation());
+      if (S.Kind != ExtensionKind::None && Startable)
+        L.addStaticObject({NewName, S});
+    }
+    auto Range = clang::CharSourceRange::getTokenRange(DS->getBeginLoc(), DS->getEndLoc());
+    std::string Text = L.rewriter().getRewrittenText(Range);
+    L.replaceKeepingLines(Range, "");
+    L.insertBlockBefore(Ctx.getSourceManager().getFileLoc(F->getBeginLoc()), Text);
+  }
+
+  void onGlobal(const clang::VarDecl *VD) {
+    ObjectShape S = shape(VD);
+    if (S.Kind == ExtensionKind::None || !L.isInUserFile(VD->getLocation()))
+      return;
+    if (!checkNotCopied(VD, S))
+      return;
+    if (VD->getTLSKind() != clang::VarDecl::TLS_None) {
+      L.error(VD->getLocation(), "thread-local " + describe(S) + " objects are not supported");
+      return;
+    }
+    const clang::VarDecl *Def = VD->getDefinition();
+    if (!Def)
+      Def = VD->getActingDefinition();
+    if (Def != VD || !SeenGlobals.insert(VD->getCanonicalDecl()).second)
+      return;
+    if (S.Kind != ExtensionKind::Thread || L.requireMain(S, VD->getLocation()))
+      L.addStaticObject({VD->getName().str(), S});
+  }
+
+  void onParam(const clang::ParmVarDecl *P) {
+    ObjectShape S{kindOfType(P->getOriginalType()), P->getOriginalType(), 1};
+    if (S.Kind == ExtensionKind::None || !L.isInUserFile(P->getLocation()))
+      return;
+    std::string Name = typeNameOf(S.Element);
+    L.error(P->getBeginLoc(), describe(S) + " cannot be passed by value; pass a pointer ('" + Name +
+                                  " *')");
+  }
+
+  void onFunction(const clang::FunctionDecl *F) {
+    clang::QualType R = F->getReturnType();
+    ObjectShape S{kindOfType(R), R, 1};
+    if (S.Kind == ExtensionKind::None || !L.isInUserFile(F->getLocation()))
+      return;
+    L.error(F->getLocation(), "a function cannot return " + describe(S) + " by value; return a pointer");
+  }
+
+  void onField(const clang::FieldDecl *F) {
+    ObjectShape S = shapeOf(F->getType(), Ctx);
+    if (S.Kind == ExtensionKind::None || !L.isInUserFile(F->getLocation()))
+      return;
+    L.error(F->getLocation(), describe(S) + " cannot be a member of '" + F->getParent()->getName().str() +
+                                  "'; make '" + F->getName().str() + "' a pointer and use new()");
+  }
+
+  void onAssign(const clang::BinaryOperator *A) {
+    ObjectShape S{kindOfType(A->getLHS()->getType()), A->getLHS()->getType(), 1};
+    if (S.Kind == ExtensionKind::None || !L.isInUserFile(A->getOperatorLoc()))
+      return;
+    L.error(A->getOperatorLoc(), describe(S) + " objects cannot be copied by assignment");
+  }
+
+  void onRecord(const clang::RecordDecl *RD) {
+    ExtensionKind K = kindOfType(Ctx.getRecordType(RD));
+    if ((K != ExtensionKind::Thread && K != ExtensionKind::Coroutine) ||
+        !L.isInUserFile(RD->getLocation()) || RD->getDeclContext()->isFileContext())
+      return;
+    L.error(RD->getLocation(), std::string(kindName(K)) + " type '" + RD->getName().str() +
+                                   "' must be declared at file scope");
+  }
+};
+
+} // namespace
+
+void lowerObjectLifetimes(LoweringContext &L) {
+  LifetimeCallback Callback(L);
+  MatchFinder Finder;
+  Finder.addMatcher(declStmt().bind("declStmt"), &Callback);
+  Finder.addMatcher(varDecl(hasGlobalStorage(), unless(hasParent(declStmt()))).bind("global"), &Callback);
+  Finder.addMatcher(parmVarDecl().bind("param"), &Callback);
+  Finder.addMatcher(functionDecl().bind("function"), &Callback);
+  Finder.addMatcher(fieldDecl().bind("field"), &Callback);
+  Finder.addMatcher(binaryOperator(isAssignmentOperator()).bind("assign"), &Callback);
+  Finder.addMatcher(recordDecl(isDefinition()).bind("record"), &Callback);
+  Finder.matchAST(L.ast());
+}
+
+} // namespace cfacc

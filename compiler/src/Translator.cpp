@@ -1,0 +1,122 @@
+// Translator: see Translator.h.
+#include "Translator.h"
+
+#include "DesugaringFileSystem.h"
+#include "LoweringContext.h"
+#include "MappedDiagnosticPrinter.h"
+#include "Passes.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+#include "clang/Tooling/Tooling.h"
+
+namespace cfacc {
+namespace {
+
+class LoweringConsumer : public clang::ASTConsumer {
+public:
+  LoweringConsumer(DesugaringFileSystem &FS, Translation &Out) : FS(FS), Out(Out) {}
+
+  void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    clang::SourceManager &SM = Ctx.getSourceManager();
+    clang::DiagnosticsEngine &Diags = Ctx.getDiagnostics();
+    reportLexicalErrors(SM, Diags);
+    if (Diags.hasErrorOccurred())
+      return;
+    clang::Rewriter R(SM, Ctx.getLangOpts());
+    LoweringContext L(Ctx, R, FS);
+    lowerTypeMains(L);
+    lowerObjectLifetimes(L);
+    lowerHeapObjects(L);
+    if (L.hadErrors() || Diags.hasErrorOccurred())
+      return;
+    emitHelpers(L, SM.getMainFileID());
+    if (L.hadErrors())
+      return;
+    collect(SM, R);
+    Out.Success = true;
+  }
+
+private:
+  DesugaringFileSystem &FS;
+  Translation &Out;
+
+  // Each desugared file Clang read, with the FileID of its first inclusion.
+  std::vector<std::pair<clang::FileID, std::string>> desugaredFiles(clang::SourceManager &SM) {
+    std::vector<std::pair<clang::FileID, std::string>> Result;
+    for (unsigned I = 0, N = SM.local_sloc_entry_size(); I < N; ++I) {
+      const clang::SrcMgr::SLocEntry &E = SM.getLocalSLocEntry(I);
+      if (!E.isFile())
+        continue;
+      auto Ref = E.getFile().getContentCache().OrigEntry;
+      if (!Ref || !FS.lookup(Ref->getName()))
+        continue;
+      clang::FileID FID = SM.translateFile(*Ref);
+      if (FID.isValid())
+        Result.emplace_back(FID, Ref->getName().str());
+    }
+    return Result;
+  }
+
+  void reportLexicalErrors(clang::SourceManager &SM, clang::DiagnosticsEngine &Diags) {
+    unsigned ID = Diags.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0");
+    std::set<clang::FileID> Done;
+    for (auto &[FID, Name] : desugaredFiles(SM)) {
+      if (!Done.insert(FID).second)
+        continue;
+      const DesugaredFile *D = FS.lookup(Name);
+      for (const LexicalError &E : D->Errors)
+        Diags.Report(SM.getComposedLoc(FID, D->Map.toOutput(E.Offset)), ID) << E.Message;
+    }
+  }
+
+  void collect(clang::SourceManager &SM, clang::Rewriter &R) {
+    clang::FileID Main = SM.getMainFileID();
+    for (auto &[FID, Name] : desugaredFiles(SM)) {
+      std::string Text;
+      if (const clang::RewriteBuffer *B = R.getRewriteBufferFor(FID))
+        Text = std::string(B->begin(), B->end());
+      else
+        Text = FS.lookup(Name)->Text;
+      if (FID == Main)
+        Out.MainText = std::move(Text);
+      else
+        Out.Headers[FS.canonicalPath(Name)] = std::move(Text);
+    }
+  }
+};
+
+class LoweringAction : public clang::ASTFrontendAction {
+public:
+  LoweringAction(DesugaringFileSystem &FS, Translation &Out) : FS(FS), Out(Out) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
+    return std::make_unique<LoweringConsumer>(FS, Out);
+  }
+
+private:
+  DesugaringFileSystem &FS;
+  Translation &Out;
+};
+
+} // namespace
+
+Translation translateFile(const std::string &Path, const std::vector<std::string> &ClangArgs,
+                          const std::string &IncludeDir) {
+  Translation Out;
+  auto FS = llvm::makeIntrusiveRefCnt<DesugaringFileSystem>(llvm::vfs::getRealFileSystem());
+  auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), FS);
+  std::vector<std::string> Args = {"cfacc", "-fsyntax-only", "-std=gnu17", "-Wno-undefined-internal", "-resource-dir",
+                                   CFACC_RESOURCE_DIR, "-isystem", IncludeDir};
+  Args.insert(Args.end(), ClangArgs.begin(), ClangArgs.end());
+  Args.insert(Args.end(), {"-x", "c", Path});
+  MappedDiagnosticPrinter Printer(llvm::errs(), *FS);
+  clang::tooling::ToolInvocation Invocation(Args, std::make_unique<LoweringAction>(*FS, Out), Files.get());
+  Invocation.setDiagnosticConsumer(&Printer);
+  bool Ran = Invocation.run();
+  Out.Success = Out.Success && Ran && Printer.getNumErrors() == 0;
+  return Out;
+}
+
+} // namespace cfacc
