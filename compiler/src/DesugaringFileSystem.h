@@ -12,10 +12,10 @@
 #include "ExtensionLexer.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <memory>
-#include <mutex>
 
 namespace cfacc {
 
@@ -28,12 +28,15 @@ public:
 
   // The desugared form of a file read so far, or null.
   const DesugaredFile *lookup(llvm::StringRef Path) const;
+  // Names of the thread/coroutine/monitor types of every file read so far.
+  const llvm::StringSet<> &declaredTypeNames() const { return TypeNames; }
   // Absolute, dot-free spelling used as the cache key.
   std::string canonicalPath(llvm::StringRef Path) const;
 
 private:
   const DesugaredFile *desugar(const llvm::Twine &Path);
   llvm::StringMap<std::unique_ptr<DesugaredFile>> Cache;
+  llvm::StringSet<> TypeNames;
 };
 
 } // namespace cfacc

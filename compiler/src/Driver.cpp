@@ -8,8 +8,10 @@
 // go to clang-19 directly; anything else (.o, .a, .so) is a linker input.
 // Linking adds libcfa.a and its libraries after the user's inputs.
 //
-// Diagnostics come from stage 1, mapped to the original sources; stage 2
-// runs with -w so that nothing is reported twice.
+// Errors in what stage 1 parses come from stage 1, mapped to the original
+// sources; stage 1 skips some bodies and runs with -w, so stage 2 reports
+// the warnings and the errors in the skipped bodies (the emitted C carries
+// #line markers: same files and lines).
 #include "Driver.h"
 
 #include "Toolchain.h"
@@ -341,7 +343,7 @@ private:
     std::string Overlay = writeOverlay(In, Tr);
     if (Overlay.empty())
       return false;
-    Args.insert(Args.end(), {"-w", "-ivfsoverlay", Overlay, "-o", Out, "-x", "c", In.Path});
+    Args.insert(Args.end(), {"-ivfsoverlay", Overlay, "-o", Out, "-x", "c", In.Path});
     return execute(Args);
   }
 

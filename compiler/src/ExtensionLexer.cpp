@@ -60,6 +60,7 @@ public:
     matchBrackets();
     for (size_t I = 0; I < Tokens.size(); ++I)
       I = desugarAt(I);
+    collectTopLevelGroups();
     return assemble();
   }
 
@@ -121,6 +122,22 @@ private:
       Open.erase(std::next(It).base(), Open.end());
       Partner[I] = J;
       Partner[J] = I;
+    }
+  }
+
+  void collectTopLevelGroups() {
+    for (size_t I = 0; I < Tokens.size(); ++I) {
+      if (Tokens[I].Kind != clang::tok::l_brace || Partner[I] == None)
+        continue;
+      size_t Close = Partner[I];
+      std::vector<std::string> Names;
+      for (size_t J = I + 1; J < Close; ++J)
+        if (Tokens[J].Kind == clang::tok::raw_identifier)
+          Names.push_back(Tokens[J].Text.str());
+      std::sort(Names.begin(), Names.end());
+      Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
+      Result.Groups.push_back({Tokens[I].Offset, Tokens[Close].Offset, std::move(Names)});
+      I = Close;
     }
   }
 

@@ -42,11 +42,21 @@ struct LexicalError {
   std::string Message;
 };
 
+// A brace group at file scope (a function body, a struct body, an
+// initializer) and the distinct identifiers written inside it. The
+// translator uses it to decide, before Clang parses a function body,
+// whether the body can need lowering (see Translator.cpp).
+struct TopLevelGroup {
+  unsigned Begin, End; // original offsets of '{' and '}'
+  std::vector<std::string> Identifiers;
+};
+
 struct DesugaredFile {
   std::string Text;
   SourceMap Map;
   std::vector<DeclaredExtensionType> Types;
   std::vector<LexicalError> Errors;
+  std::vector<TopLevelGroup> Groups; // sorted by Begin
 };
 
 // Name of the descriptor member embedded (last) in each extension type.

@@ -1,6 +1,7 @@
 // Translator: see Translator.h.
 #include "Translator.h"
 
+#include "BodySkipPolicy.h"
 #include "DesugaringFileSystem.h"
 #include "LoweringContext.h"
 #include "MappedDiagnosticPrinter.h"
@@ -17,7 +18,15 @@ namespace {
 
 class LoweringConsumer : public clang::ASTConsumer {
 public:
-  LoweringConsumer(DesugaringFileSystem &FS, Translation &Out) : FS(FS), Out(Out) {}
+  LoweringConsumer(DesugaringFileSystem &FS, Translation &Out, clang::CompilerInstance &CI)
+      : FS(FS), Out(Out), Skip(FS, CI.getSourceManager(), CI.getPreprocessor()) {}
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
+    for (const clang::Decl *D : Group)
+      Skip.noteTopLevelDecl(D);
+    return true;
+  }
+  bool shouldSkipFunctionBody(clang::Decl *D) override { return Skip.canSkipBody(D); }
 
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     clang::SourceManager &SM = Ctx.getSourceManager();
@@ -25,6 +34,12 @@ public:
     reportLexicalErrors(SM, Diags);
     if (Diags.hasErrorOccurred())
       return;
+    // The passes look at user files only: system headers are large.
+    std::vector<clang::Decl *> UserDecls;
+    for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (isDesugaredLocation(SM, D->getLocation()))
+        UserDecls.push_back(D);
+    Ctx.setTraversalScope(UserDecls);
     clang::Rewriter R(SM, Ctx.getLangOpts());
     LoweringContext L(Ctx, R, FS);
     lowerTypeMains(L);
@@ -42,6 +57,12 @@ public:
 private:
   DesugaringFileSystem &FS;
   Translation &Out;
+  BodySkipPolicy Skip;
+
+  bool isDesugaredLocation(clang::SourceManager &SM, clang::SourceLocation Loc) {
+    auto Entry = SM.getFileEntryRefForID(SM.getFileID(SM.getFileLoc(Loc)));
+    return Entry && FS.lookup(Entry->getName());
+  }
 
   // Each desugared file Clang read, with the FileID of its first inclusion.
   std::vector<std::pair<clang::FileID, std::string>> desugaredFiles(clang::SourceManager &SM) {
@@ -91,8 +112,10 @@ private:
 class LoweringAction : public clang::ASTFrontendAction {
 public:
   LoweringAction(DesugaringFileSystem &FS, Translation &Out) : FS(FS), Out(Out) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
-    return std::make_unique<LoweringConsumer>(FS, Out);
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
+    // Bodies that cannot need lowering are left to stage 2 (BodySkipPolicy).
+    CI.getFrontendOpts().SkipFunctionBodies = true;
+    return std::make_unique<LoweringConsumer>(FS, Out, CI);
   }
 
 private:
@@ -107,10 +130,12 @@ Translation translateFile(const std::string &Path, const std::vector<std::string
   Translation Out;
   auto FS = llvm::makeIntrusiveRefCnt<DesugaringFileSystem>(llvm::vfs::getRealFileSystem());
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), FS);
-  std::vector<std::string> Args = {"cfacc", "-fsyntax-only", "-std=gnu17", "-Wno-undefined-internal", "-resource-dir",
+  std::vector<std::string> Args = {"cfacc", "-fsyntax-only", "-std=gnu17", "-resource-dir",
                                    CFACC_RESOURCE_DIR, "-isystem", IncludeDir};
   Args.insert(Args.end(), ClangArgs.begin(), ClangArgs.end());
-  Args.insert(Args.end(), {"-x", "c", Path});
+  // Stage 1 reports errors only: stage 2 sees every body (some are skipped
+  // here) and reports the warnings, once.
+  Args.insert(Args.end(), {"-w", "-x", "c", Path});
   MappedDiagnosticPrinter Printer(llvm::errs(), *FS);
   clang::tooling::ToolInvocation Invocation(Args, std::make_unique<LoweringAction>(*FS, Out), Files.get());
   Invocation.setDiagnosticConsumer(&Printer);

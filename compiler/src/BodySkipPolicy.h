@@ -1,0 +1,46 @@
+// BodySkipPolicy: which function bodies stage 1 may leave unparsed.
+//
+// Lowering only ever rewrites code inside a body that mentions a managed
+// type or a built-in that needs the AST (new, delete, resume), so Clang is
+// told to skip every other body (FrontendOptions::SkipFunctionBodies and
+// ASTConsumer::shouldSkipFunctionBody); stage 2 still compiles and checks
+// all of them. A body in a desugared file is parsed when one of its
+// identifiers is:
+//  - a thread/coroutine/monitor type name of any desugared file read so far,
+//    or a typedef name for a managed type declared before it;
+//  - processor, cluster (and their struct tags), new, delete, resume;
+//  - typeof/__typeof__/__auto_type (a type Clang must compute);
+//  - a macro not defined in a system header (its expansion is unknown here).
+// Bodies in other files (system headers, .h files, the prelude) are never
+// parsed: nothing in them is lowered.
+#ifndef CFACC_BODY_SKIP_POLICY_H
+#define CFACC_BODY_SKIP_POLICY_H
+
+#include "DesugaringFileSystem.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace cfacc {
+
+class BodySkipPolicy {
+public:
+  BodySkipPolicy(const DesugaringFileSystem &FS, const clang::SourceManager &SM,
+                 const clang::Preprocessor &PP);
+
+  // Call with each top-level declaration as Clang finishes it.
+  void noteTopLevelDecl(const clang::Decl *D);
+  bool canSkipBody(const clang::Decl *D) const;
+
+private:
+  bool isInteresting(llvm::StringRef Identifier) const;
+
+  const DesugaringFileSystem &FS;
+  const clang::SourceManager &SM;
+  const clang::Preprocessor &PP;
+  llvm::StringSet<> ManagedTypedefs;
+};
+
+} // namespace cfacc
+#endif
