@@ -1,33 +1,43 @@
-/* timer.c: sleeping user threads.
+/* timer.c: sleeping and timed parks (cfa/sleep.h).
  *
- * Sleepers wait in a binary min-heap ordered by deadline, serviced by one
- * kernel thread (started at the first sleep) that waits on a condition
- * variable until the earliest deadline and unparks whoever is due. Only
- * the sleeping user thread blocks; processors keep running others.
+ * Every timed wait is a struct cfa_timed_park (on the waiter's stack) in
+ * one binary min-heap ordered by deadline, under one spinlock. There is no
+ * timer thread: processors service the heap when they poll for I/O and
+ * arm a wake-up for its earliest deadline before they sleep (timer.h).
  *
- * Invariants: the heap and `timer_running` are guarded by timer_mutex; an
- * entry lives on its sleeper's stack and is removed from the heap before
- * the sleeper is unparked, so it never outlives the heap's reference.
+ * The claim-once protocol (see io_wakeup.h): a record's state is WAITING
+ * until the first of {its deadline, a waker} claims it with one CAS, to
+ * TIMED_OUT or WOKEN (with WAKE_CLAIMED set until the winner has
+ * unparked the thread). Only the winner unparks, so the thread wakes once
+ * and a late waker leaves no permit behind.
  *
- * This is the interim timer; the io_uring issue moves sleeping onto each
- * processor's ring (IORING_OP_TIMEOUT), keeping cfa_sleep_ns's contract.
+ * Invariants:
+ *  - the heap, heap_index and deadline fields are guarded by heap_lock;
+ *    heap_index is NOT_IN_HEAP exactly when the record is not in the heap;
+ *  - the timer claims a record only after removing it from the heap, under
+ *    the lock: so a record claimed by the timer is out of the heap, and
+ *    the waiter, which passes through the lock before returning when a
+ *    waker won, never returns while the timer may still read it;
+ *  - timer_earliest_deadline is the heap's minimum (TIMER_NONE if empty),
+ *    republished under the lock after every change.
  */
 #include "kernel.h"
+#include "io_wakeup.h"
+#include "spinlock.h"
+#include "timer.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-struct sleeper {
-    int64_t deadline;
-    struct cfa_thread *thread;
-};
+enum { TP_WAITING = 1, TP_WOKEN = 2, TP_TIMED_OUT = 3 };
+#define NOT_IN_HEAP SIZE_MAX
 
-static pthread_mutex_t timer_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t timer_cond;
-static bool timer_running;
-static struct sleeper **heap;
+_Atomic int64_t timer_earliest_deadline = TIMER_NONE;
+
+static _Atomic int heap_lock;
+static struct cfa_timed_park **heap;
 static size_t heap_len, heap_cap;
 
 int64_t cfa_clock_ns(void)
@@ -37,115 +47,211 @@ int64_t cfa_clock_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void heap_swap(size_t i, size_t j)
+/* ---- the heap (all under heap_lock) -------------------------------------- */
+
+static void heap_set(size_t i, struct cfa_timed_park *w)
 {
-    struct sleeper *t = heap[i];
-    heap[i] = heap[j];
-    heap[j] = t;
+    heap[i] = w;
+    w->heap_index = i;
 }
 
-static void heap_push(struct sleeper *s)
+static void sift_up(size_t i)
 {
-    if (heap_len == heap_cap) {
-        heap_cap = heap_cap ? heap_cap * 2 : 64;
-        heap = realloc(heap, heap_cap * sizeof *heap);
-        if (!heap)
-            cfa_fatal("out of memory in the timer heap");
-    }
-    size_t i = heap_len++;
-    heap[i] = s;
-    while (i > 0 && heap[(i - 1) / 2]->deadline > heap[i]->deadline) {
-        heap_swap(i, (i - 1) / 2);
+    struct cfa_timed_park *w = heap[i];
+    while (i > 0 && heap[(i - 1) / 2]->deadline > w->deadline) {
+        heap_set(i, heap[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
+    heap_set(i, w);
 }
 
-static struct sleeper *heap_pop(void)
+static void sift_down(size_t i)
 {
-    struct sleeper *top = heap[0];
-    heap[0] = heap[--heap_len];
-    for (size_t i = 0;;) {
+    struct cfa_timed_park *w = heap[i];
+    for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < heap_len && heap[l]->deadline < heap[m]->deadline) m = l;
-        if (r < heap_len && heap[r]->deadline < heap[m]->deadline) m = r;
+        int64_t dm = w->deadline;
+        if (l < heap_len && heap[l]->deadline < dm) { m = l; dm = heap[l]->deadline; }
+        if (r < heap_len && heap[r]->deadline < dm) m = r;
         if (m == i)
             break;
-        heap_swap(i, m);
+        heap_set(i, heap[m]);
         i = m;
     }
-    return top;
+    heap_set(i, w);
 }
 
-static void *timer_kthread(void *arg)
+/* Makes room for one more entry; may drop the lock meanwhile (allocation
+ * stays out of the critical section). */
+static void heap_reserve(void)
 {
-    (void)arg;
-    pthread_mutex_lock(&timer_mutex);
-    for (;;) {
-        if (heap_len == 0) {
-            pthread_cond_wait(&timer_cond, &timer_mutex);
+    while (heap_len == heap_cap) {
+        size_t cap = heap_cap ? heap_cap * 2 : 256;
+        spin_unlock(&heap_lock);
+        struct cfa_timed_park **fresh = malloc(cap * sizeof *fresh);
+        if (!fresh)
+            cfa_fatal("out of memory in the timer heap");
+        spin_lock(&heap_lock);
+        if (heap_cap >= cap) { /* someone else grew it meanwhile */
+            free(fresh);
             continue;
         }
-        int64_t now = cfa_clock_ns();
-        if (heap[0]->deadline > now) {
-            int64_t d = heap[0]->deadline;
-            struct timespec ts = { .tv_sec = d / 1000000000, .tv_nsec = d % 1000000000 };
-            pthread_cond_timedwait(&timer_cond, &timer_mutex, &ts);
-            continue;
-        }
-        struct sleeper *s = heap_pop();
-        struct cfa_thread *t = s->thread;
-        s->thread = NULL; /* the sleeper may return and drop s from here on */
-        cfa_unpark(t);
+        if (heap_len)
+            memcpy(fresh, heap, heap_len * sizeof *heap);
+        free(heap);
+        heap = fresh;
+        heap_cap = cap;
     }
-    return NULL;
 }
 
-static void timer_start_locked(void)
+static void heap_insert(struct cfa_timed_park *w)
 {
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&timer_cond, &attr);
-    pthread_condattr_destroy(&attr);
-    pthread_t kt;
-    int err = pthread_create(&kt, NULL, timer_kthread, NULL);
-    if (err)
-        cfa_fatal("cannot start the timer thread: %s", strerror(err));
-    pthread_detach(kt);
-    timer_running = true;
+    heap_len++;
+    heap[heap_len - 1] = w;
+    sift_up(heap_len - 1);
 }
+
+static void heap_remove(struct cfa_timed_park *w)
+{
+    size_t i = w->heap_index;
+    struct cfa_timed_park *last = heap[--heap_len];
+    if (i != heap_len) {
+        heap_set(i, last);
+        sift_up(i);
+        sift_down(last->heap_index);
+    }
+    w->heap_index = NOT_IN_HEAP;
+}
+
+static void publish_earliest(void)
+{
+    atomic_store_explicit(&timer_earliest_deadline, heap_len ? heap[0]->deadline : TIMER_NONE,
+                          memory_order_relaxed);
+}
+
+/* ---- servicing (processors, fallback poller) ------------------------------ */
+
+unsigned timer_service(int64_t now)
+{
+    if (timer_earliest() > now)
+        return 0;
+    struct cfa_timed_park *first = NULL, **tail = &first;
+    spin_lock(&heap_lock);
+    while (heap_len && heap[0]->deadline <= now) {
+        struct cfa_timed_park *w = heap[0];
+        heap_remove(w);
+        if (wakeup_claim(&w->state, TP_WAITING, TP_TIMED_OUT)) {
+            w->next = NULL;
+            *tail = w;
+            tail = &w->next;
+        }
+        /* else a waker won: it unparks; the waiter finds w out of the heap */
+    }
+    publish_earliest();
+    spin_unlock(&heap_lock);
+    /* Unparks outside the lock, in deadline order. Each record stays valid
+     * until its wakeup_deliver: its waiter waits for it. */
+    unsigned n = 0;
+    while (first) {
+        struct cfa_timed_park *w = first;
+        struct cfa_thread *t = w->thread;
+        first = w->next;
+        wakeup_deliver(t, &w->state, TP_TIMED_OUT);
+        n++;
+    }
+    return n;
+}
+
+/* ---- the waiting side ------------------------------------------------------ */
+
+void cfa_timed_park_init(struct cfa_timed_park *w)
+{
+    struct cfa_thread *self = this_thread();
+    if (!self)
+        cfa_fatal("timed park from a kernel thread that is not a processor");
+    w->thread = self;
+    w->deadline = 0;
+    w->heap_index = NOT_IN_HEAP;
+    w->next = NULL;
+    atomic_store_explicit(&w->state, TP_WAITING, memory_order_release);
+}
+
+static int timed_park(struct cfa_timed_park *w, int64_t deadline, const char *reason)
+{
+    if (w->thread != this_thread())
+        cfa_fatal("timed park on a record that cfa_timed_park_init did not bind to this thread");
+    if (deadline >= TIMER_NONE)
+        deadline = TIMER_NONE - 1; /* TIMER_NONE means "no timer" */
+    if (deadline <= cfa_clock_ns()) {
+        /* Already due: claim the timeout ourselves, no unpark needed. */
+        if (wakeup_claim(&w->state, TP_WAITING, TP_TIMED_OUT)) {
+            atomic_store_explicit(&w->state, TP_TIMED_OUT, memory_order_relaxed);
+            return CFA_PARK_TIMED_OUT;
+        }
+        /* A waker won first: take its permit below. */
+    } else {
+        spin_lock(&heap_lock);
+        heap_reserve();
+        if (atomic_load_explicit(&w->state, memory_order_relaxed) == TP_WAITING) {
+            w->deadline = deadline;
+            heap_insert(w);
+            publish_earliest();
+        }
+        spin_unlock(&heap_lock);
+    }
+    int final = wakeup_wait(&w->state, TP_WAITING, reason);
+    if (final == TP_WOKEN) {
+        /* The waker won; the record may still be in the heap. */
+        spin_lock(&heap_lock);
+        if (w->heap_index != NOT_IN_HEAP) {
+            heap_remove(w);
+            publish_earliest();
+        }
+        spin_unlock(&heap_lock);
+        return CFA_PARK_WOKEN;
+    }
+    return CFA_PARK_TIMED_OUT;
+}
+
+int cfa_park_deadline_ns(struct cfa_timed_park *w, int64_t deadline_ns)
+{
+    return timed_park(w, deadline_ns, "timed park");
+}
+
+int cfa_park_timeout_ns(struct cfa_timed_park *w, int64_t ns)
+{
+    int64_t now = cfa_clock_ns();
+    int64_t deadline = ns > TIMER_NONE - now ? TIMER_NONE - 1 : now + (ns > 0 ? ns : 0);
+    return timed_park(w, deadline, "timed park");
+}
+
+bool cfa_unpark_timed(struct cfa_timed_park *w)
+{
+    if (!wakeup_claim(&w->state, TP_WAITING, TP_WOKEN))
+        return false;
+    struct cfa_thread *t = w->thread;
+    wakeup_deliver(t, &w->state, TP_WOKEN);
+    return true;
+}
+
+/* ---- sleep ------------------------------------------------------------------ */
 
 void cfa_sleep_ns(int64_t ns)
 {
-    struct cfa_thread *self = this_thread();
-    if (!self) {
+    if (!this_thread()) {
+        if (ns <= 0)
+            return;
         struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
-        if (ns > 0)
-            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-                ;
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
         return;
     }
     if (ns <= 0) {
         cfa_yield();
         return;
     }
-    struct sleeper s = { .deadline = cfa_clock_ns() + ns, .thread = self };
-    pthread_mutex_lock(&timer_mutex);
-    if (!timer_running)
-        timer_start_locked();
-    heap_push(&s);
-    bool earliest = heap[0] == &s;
-    pthread_mutex_unlock(&timer_mutex);
-    if (earliest)
-        pthread_cond_signal(&timer_cond);
-    /* Park until the timer thread has taken us off the heap: a stray
-     * permit must not end the sleep early while s is still referenced. */
-    for (;;) {
-        cfa_park();
-        pthread_mutex_lock(&timer_mutex);
-        bool done = s.thread == NULL;
-        pthread_mutex_unlock(&timer_mutex);
-        if (done)
-            break;
-    }
+    struct cfa_timed_park w;
+    cfa_timed_park_init(&w);
+    int64_t now = cfa_clock_ns();
+    timed_park(&w, ns > TIMER_NONE - now ? TIMER_NONE - 1 : now + ns, "sleep");
 }

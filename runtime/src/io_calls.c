@@ -1,0 +1,298 @@
+/* io_calls.c: the public calls of cfa/io.h.
+ *
+ * Each async_X describes X in the caller's future and starts it; each
+ * cfa_X is async_X on a future of its own frame followed by cfa_io_wait.
+ * io_start picks the engine: the calling processor's ring, the fallback
+ * engine, or the plain system call off a processor.
+ */
+#include "kernel.h"
+#include "io_internal.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+
+/* The no-migration window: from reading this_processor() until the SQE
+ * is in that processor's ring (io_ring_start), the thread must not move
+ * to another processor, whose ring it would then corrupt (the thesis's
+ * serially-reusable problem). Nothing here parks or yields, and all of it
+ * is runtime code, which the preemption handler never interrupts (it
+ * yields only in the program's own code: preemption.c). */
+void io_start(io_future *f)
+{
+    struct cfa_processor_state *p = this_processor();
+    if (__builtin_expect(!p || !p->current || !p->io, 0)) {
+        io_complete(f, io_syscall(&f->req));
+        return;
+    }
+    struct io_context *io = p->io;
+    if (__builtin_expect(io->uring, 1))
+        io_ring_start(io, f);
+    else
+        fallback_start(f);
+}
+
+static void start(io_future *f, struct cfa_io_request req)
+{
+    io_future_begin(f);
+    f->req = req;
+    io_start(f);
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+/* ---- asynchronous ----------------------------------------------------------- */
+
+void async_read(io_future *f, int fd, void *buf, size_t count)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_READ, .fd = fd, .addr = buf, .len = count, .off = -1 });
+}
+
+void async_write(io_future *f, int fd, const void *buf, size_t count)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_WRITE, .fd = fd, .addr = (void *)buf, .len = count, .off = -1 });
+}
+
+void async_pread(io_future *f, int fd, void *buf, size_t count, off_t offset)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_PREAD, .fd = fd, .addr = buf, .len = count, .off = offset });
+}
+
+void async_pwrite(io_future *f, int fd, const void *buf, size_t count, off_t offset)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_PWRITE, .fd = fd, .addr = (void *)buf, .len = count,
+                                      .off = offset });
+}
+
+void async_readv(io_future *f, int fd, const struct iovec *iov, int iovcnt)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_READV, .fd = fd, .addr = (void *)iov,
+                                      .len = (uint64_t)(int64_t)iovcnt, .off = -1 });
+}
+
+void async_writev(io_future *f, int fd, const struct iovec *iov, int iovcnt)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_WRITEV, .fd = fd, .addr = (void *)iov,
+                                      .len = (uint64_t)(int64_t)iovcnt, .off = -1 });
+}
+
+static void openat_start(io_future *f, int dirfd, const char *path, int flags, mode_t mode)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_OPENAT, .fd = dirfd, .addr = (void *)path,
+                                      .flags = (uint32_t)flags, .mode = mode });
+}
+
+void async_openat(io_future *f, int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = open_mode(flags, ap);
+    va_end(ap);
+    openat_start(f, dirfd, path, flags, mode);
+}
+
+void async_close(io_future *f, int fd)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_CLOSE, .fd = fd });
+}
+
+void async_fsync(io_future *f, int fd)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_FSYNC, .fd = fd });
+}
+
+void async_accept4(io_future *f, int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_ACCEPT, .fd = fd, .addr = addr, .addr2 = addrlen,
+                                      .flags = (uint32_t)flags });
+}
+
+void async_accept(io_future *f, int fd, struct sockaddr *addr, socklen_t *addrlen)
+{
+    async_accept4(f, fd, addr, addrlen, 0);
+}
+
+void async_connect(io_future *f, int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_CONNECT, .fd = fd, .addr = (void *)addr, .len = addrlen });
+}
+
+void async_send(io_future *f, int fd, const void *buf, size_t len, int flags)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_SEND, .fd = fd, .addr = (void *)buf, .len = len,
+                                      .flags = (uint32_t)flags });
+}
+
+void async_recv(io_future *f, int fd, void *buf, size_t len, int flags)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_RECV, .fd = fd, .addr = buf, .len = len,
+                                      .flags = (uint32_t)flags });
+}
+
+void async_sendmsg(io_future *f, int fd, const struct msghdr *msg, int flags)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_SENDMSG, .fd = fd, .addr = (void *)msg,
+                                      .flags = (uint32_t)flags });
+}
+
+void async_recvmsg(io_future *f, int fd, struct msghdr *msg, int flags)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_RECVMSG, .fd = fd, .addr = msg, .flags = (uint32_t)flags });
+}
+
+/* splice(2) reads and advances *off_in / *off_out; the request carries
+ * their values (io_uring takes offsets by value) and the pointers, which
+ * the ring engine advances on completion. */
+void async_splice(io_future *f, int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+                  unsigned int flags)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_SPLICE, .fd = fd_out, .fd2 = fd_in, .addr2 = off_in,
+                                      .addr3 = off_out, .off2 = off_in ? *off_in : -1,
+                                      .off = off_out ? *off_out : -1, .len = len, .flags = flags });
+}
+
+void async_sendfile(io_future *f, int out_fd, int in_fd, off_t *offset, size_t count)
+{
+    start(f, (struct cfa_io_request){ .opcode = IO_SENDFILE, .fd = out_fd, .fd2 = in_fd, .addr2 = offset,
+                                      .len = count, .off = -1 });
+}
+
+/* ---- synchronous --------------------------------------------------------------- */
+
+ssize_t cfa_read(int fd, void *buf, size_t count)
+{
+    io_future f;
+    async_read(&f, fd, buf, count);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_write(int fd, const void *buf, size_t count)
+{
+    io_future f;
+    async_write(&f, fd, buf, count);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_pread(int fd, void *buf, size_t count, off_t offset)
+{
+    io_future f;
+    async_pread(&f, fd, buf, count, offset);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_pwrite(int fd, const void *buf, size_t count, off_t offset)
+{
+    io_future f;
+    async_pwrite(&f, fd, buf, count, offset);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_readv(int fd, const struct iovec *iov, int iovcnt)
+{
+    io_future f;
+    async_readv(&f, fd, iov, iovcnt);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_writev(int fd, const struct iovec *iov, int iovcnt)
+{
+    io_future f;
+    async_writev(&f, fd, iov, iovcnt);
+    return cfa_io_wait(&f);
+}
+
+int cfa_openat(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = open_mode(flags, ap);
+    va_end(ap);
+    io_future f;
+    openat_start(&f, dirfd, path, flags, mode);
+    return (int)cfa_io_wait(&f);
+}
+
+int cfa_close(int fd)
+{
+    io_future f;
+    async_close(&f, fd);
+    return (int)cfa_io_wait(&f);
+}
+
+int cfa_fsync(int fd)
+{
+    io_future f;
+    async_fsync(&f, fd);
+    return (int)cfa_io_wait(&f);
+}
+
+int cfa_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+    io_future f;
+    async_accept4(&f, fd, addr, addrlen, flags);
+    return (int)cfa_io_wait(&f);
+}
+
+int cfa_accept(int fd, struct sockaddr *addr, socklen_t *addrlen)
+{
+    return cfa_accept4(fd, addr, addrlen, 0);
+}
+
+int cfa_connect(int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+    io_future f;
+    async_connect(&f, fd, addr, addrlen);
+    return (int)cfa_io_wait(&f);
+}
+
+ssize_t cfa_send(int fd, const void *buf, size_t len, int flags)
+{
+    io_future f;
+    async_send(&f, fd, buf, len, flags);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_recv(int fd, void *buf, size_t len, int flags)
+{
+    io_future f;
+    async_recv(&f, fd, buf, len, flags);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+    io_future f;
+    async_sendmsg(&f, fd, msg, flags);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+    io_future f;
+    async_recvmsg(&f, fd, msg, flags);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags)
+{
+    io_future f;
+    async_splice(&f, fd_in, off_in, fd_out, off_out, len, flags);
+    return cfa_io_wait(&f);
+}
+
+ssize_t cfa_sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
+{
+    io_future f;
+    async_sendfile(&f, out_fd, in_fd, offset, count);
+    return cfa_io_wait(&f);
+}
+
+const char *cfa_io_engine(void)
+{
+    struct cfa_processor_state *p = this_processor();
+    if (!p || !p->io)
+        return "syscall";
+    return p->io->uring ? "io_uring" : "fallback";
+}

@@ -1,0 +1,278 @@
+/* io_fallback.c: I/O without io_uring (missing, disabled, or CFA_IO=
+ * fallback). Two mechanisms, chosen per request:
+ *
+ *  - readiness, for read/write/readv/writev on pipes, sockets and other
+ *    pollable files, and send/recv/sendmsg/recvmsg: try the call without
+ *    blocking (io_syscall_nowait); if it would block, park the request on
+ *    the descriptor's wait list and let the poller thread (one epoll
+ *    instance, edge-triggered) try again when the descriptor becomes
+ *    ready. The poller runs the retry itself and completes the future.
+ *  - the pool (io_pool.c), kernel threads that make the blocking call, for
+ *    everything epoll cannot wait for: regular files and block devices,
+ *    open, fsync, splice, sendfile, and accept/connect (which have no
+ *    per-call non-blocking flag; on an O_NONBLOCK socket the pool thread
+ *    waits for readiness itself, io_pool.c).
+ * close is made directly: it does not wait for I/O.
+ *
+ * As on io_uring, O_NONBLOCK on a descriptor does not make a call return
+ * EAGAIN: the call waits, blocking only its thread (io_uring retries such
+ * descriptors when they become ready, on purpose). A socket call passing
+ * MSG_DONTWAIT gets EAGAIN, on both engines.
+ *
+ * The poller also owns a timerfd: processors in fallback mode arm it for
+ * the earliest timer before sleeping (fallback_arm), and the poller
+ * services the timer heap when it fires (timer.h).
+ *
+ * Lost wake-ups: each descriptor entry counts readiness events per
+ * direction (`seq`, under the entry's lock). A request snapshots the count
+ * before its try and joins the wait list only if no event came since;
+ * otherwise it tries again. An event after it joined finds it on the list.
+ * Registration is EPOLL_CTL_ADD on each first wait of a request (EEXIST:
+ * already registered); ADD reports readiness at once if the descriptor is
+ * ready, and a closed descriptor leaves the epoll set by itself, so a
+ * reused descriptor number is registered afresh.
+ */
+#include "kernel.h"
+#include "io_internal.h"
+#include "spinlock.h"
+#include "timer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+enum { DIR_IN = 0, DIR_OUT = 1 };
+enum { CHUNK_BITS = 10, CHUNK = 1 << CHUNK_BITS, CHUNKS = 1 << 16 }; /* fds below 64 Mi */
+#define TIMER_KEY UINT64_MAX
+
+struct fd_waiters {
+    _Atomic int lock;
+    unsigned    seq[2];
+    io_future  *head[2], *tail[2];
+};
+
+_Atomic unsigned long fallback_waits;
+
+static _Atomic(struct fd_waiters *) chunks[CHUNKS];
+static int epfd = -1, tfd = -1;
+static pthread_once_t started = PTHREAD_ONCE_INIT;
+static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t armed = TIMER_NONE; /* guarded by arm_lock */
+
+static struct fd_waiters *entry(int fd)
+{
+    if (fd < 0 || fd >= CHUNK * CHUNKS)
+        return NULL;
+    _Atomic(struct fd_waiters *) *slot = &chunks[fd >> CHUNK_BITS];
+    struct fd_waiters *chunk = atomic_load_explicit(slot, memory_order_acquire);
+    if (!chunk) {
+        struct fd_waiters *fresh = calloc(CHUNK, sizeof *fresh);
+        if (!fresh)
+            cfa_fatal("out of memory in the I/O fallback");
+        if (atomic_compare_exchange_strong_explicit(slot, &chunk, fresh, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            chunk = fresh;
+        else
+            free(fresh);
+    }
+    return &chunk[fd & (CHUNK - 1)];
+}
+
+static int direction(uint8_t opcode)
+{
+    return opcode == IO_READ || opcode == IO_READV || opcode == IO_RECV || opcode == IO_RECVMSG ? DIR_IN : DIR_OUT;
+}
+
+static bool is_socket_call(uint8_t opcode)
+{
+    return opcode == IO_SEND || opcode == IO_RECV || opcode == IO_SENDMSG || opcode == IO_RECVMSG;
+}
+
+/* Tries f's request until it completes, needs the pool, or waits on its
+ * descriptor's list (then the poller owns it). Runs on the caller of
+ * fallback_start or on the poller. */
+static void attempt(io_future *f, bool registered)
+{
+    struct cfa_io_request *r = &f->req;
+    struct fd_waiters *e = entry(r->fd);
+    if (!e) {
+        pool_submit(f); /* beyond the table: the syscall decides (EBADF, ...) */
+        return;
+    }
+    int dir = direction(r->opcode);
+    for (;;) {
+        spin_lock(&e->lock);
+        unsigned seq = e->seq[dir];
+        spin_unlock(&e->lock);
+        int64_t res = io_syscall_nowait(r);
+        if (res == -EOPNOTSUPP && !is_socket_call(r->opcode)) {
+            pool_submit(f); /* this file cannot try without blocking */
+            return;
+        }
+        if (res != -EAGAIN || (is_socket_call(r->opcode) && (r->flags & MSG_DONTWAIT))) {
+            io_complete(f, res);
+            return;
+        }
+        if (!registered) {
+            struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = (uint64_t)r->fd };
+            if (epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev) != 0 && errno != EEXIST) {
+                if (errno == EPERM)
+                    pool_submit(f); /* not pollable after all */
+                else
+                    io_complete(f, -errno);
+                return;
+            }
+            registered = true;
+            continue; /* try once more: ready before the registration? */
+        }
+        spin_lock(&e->lock);
+        if (e->seq[dir] != seq) {
+            spin_unlock(&e->lock);
+            continue; /* an event came since the snapshot */
+        }
+        f->next = NULL;
+        if (e->tail[dir])
+            e->tail[dir]->next = f;
+        else
+            e->head[dir] = f;
+        e->tail[dir] = f;
+        spin_unlock(&e->lock);
+        io_stat_add(&fallback_waits, 1);
+        return;
+    }
+}
+
+static void on_timer(void)
+{
+    uint64_t expirations;
+    while (read(tfd, &expirations, sizeof expirations) < 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&arm_lock);
+    armed = TIMER_NONE;
+    pthread_mutex_unlock(&arm_lock);
+    timer_service(cfa_clock_ns());
+    int64_t next = timer_earliest();
+    if (next != TIMER_NONE)
+        fallback_arm(next);
+}
+
+static void on_ready(int fd, uint32_t events)
+{
+    struct fd_waiters *e = entry(fd);
+    bool in = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+    bool out = events & (EPOLLOUT | EPOLLHUP | EPOLLERR);
+    io_future *woken = NULL, **tail = &woken;
+    spin_lock(&e->lock);
+    for (int dir = DIR_IN; dir <= DIR_OUT; dir++) {
+        if (!(dir == DIR_IN ? in : out))
+            continue;
+        e->seq[dir]++;
+        if (e->head[dir]) {
+            *tail = e->head[dir];
+            tail = &e->tail[dir]->next;
+            e->head[dir] = e->tail[dir] = NULL;
+        }
+    }
+    spin_unlock(&e->lock);
+    while (woken) {
+        io_future *f = woken;
+        woken = f->next;
+        attempt(f, true);
+    }
+}
+
+static void *poller(void *arg)
+{
+    (void)arg;
+    struct epoll_event events[64];
+    for (;;) {
+        int n = epoll_wait(epfd, events, 64, -1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            cfa_fatal("the I/O fallback's epoll_wait failed: %s", strerror(errno));
+        }
+        for (int i = 0; i < n; i++) {
+            if (events[i].data.u64 == TIMER_KEY)
+                on_timer();
+            else
+                on_ready((int)events[i].data.u64, events[i].events);
+        }
+    }
+    return NULL;
+}
+
+static void start(void)
+{
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (epfd < 0 || tfd < 0)
+        cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TIMER_KEY };
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev) != 0)
+        cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
+    pthread_t kt;
+    int err = pthread_create(&kt, NULL, poller, NULL);
+    if (err)
+        cfa_fatal("cannot start the I/O fallback's poller: %s", strerror(err));
+    pthread_detach(kt);
+}
+
+void fallback_start(io_future *f)
+{
+    pthread_once(&started, start);
+    struct cfa_io_request *r = &f->req;
+    switch (r->opcode) {
+    case IO_CLOSE:
+        io_complete(f, io_syscall(r));
+        return;
+    case IO_READ:
+    case IO_WRITE:
+    case IO_READV:
+    case IO_WRITEV: {
+        /* Regular files never "would block": epoll refuses them and
+         * RWF_NOWAIT may cut a read short. They go to the pool. */
+        struct stat st;
+        if (fstat(r->fd, &st) != 0) {
+            io_complete(f, -errno);
+            return;
+        }
+        if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode)) {
+            pool_submit(f);
+            return;
+        }
+        attempt(f, false);
+        return;
+    }
+    case IO_SEND:
+    case IO_RECV:
+    case IO_SENDMSG:
+    case IO_RECVMSG:
+        attempt(f, false);
+        return;
+    default:
+        pool_submit(f);
+        return;
+    }
+}
+
+void fallback_arm(int64_t deadline)
+{
+    pthread_once(&started, start);
+    pthread_mutex_lock(&arm_lock);
+    if (deadline < armed) {
+        struct itimerspec its = { .it_value = { .tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000 } };
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+            its.it_value.tv_nsec = 1; /* zero would disarm */
+        if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+            cfa_fatal("cannot arm the I/O fallback's timer: %s", strerror(errno));
+        armed = deadline;
+    }
+    pthread_mutex_unlock(&arm_lock);
+}

@@ -1,0 +1,105 @@
+/* io_future.c: the futures of I/O requests.
+ *
+ * A future's state:
+ *   EMPTY    zero-initialised, never started (waiting on it: EINVAL)
+ *   PENDING  started, nobody waits
+ *   WAITING  started, `waiter` is parked on it
+ *   DONE     `result` is final; returned by every later wait
+ * and DONE|WAKE_CLAIMED while the completer unparks the waiter (the
+ * one-shot protocol of io_wakeup.h). The completer stores `result` before
+ * it publishes DONE (release); readers load the state with acquire.
+ *
+ * Completers are the processor that reaps the CQE (or a user thread on it
+ * reaping in the slow path), a fallback poller or pool thread, or the
+ * caller itself when the request finished at once. Exactly one completes a
+ * request: the one that owns it at the time (ring, backlog, fd wait list
+ * or pool queue), so io_complete never races with itself.
+ */
+#include "kernel.h"
+#include "io_internal.h"
+#include "io_wakeup.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <time.h>
+
+enum { FUT_EMPTY = 0, FUT_PENDING = 1, FUT_WAITING = 2, FUT_DONE = 3 };
+
+void io_future_begin(io_future *f)
+{
+    /* The future may hold garbage (an uninitialised local): overwrite. */
+    f->result = 0;
+    f->waiter = NULL;
+    f->next = NULL;
+    atomic_store_explicit(&f->state, FUT_PENDING, memory_order_relaxed);
+}
+
+void io_complete(io_future *f, int64_t res)
+{
+    f->result = res;
+    int s = atomic_load_explicit(&f->state, memory_order_acquire);
+    for (;;) {
+        if (s == FUT_PENDING) {
+            if (atomic_compare_exchange_weak_explicit(&f->state, &s, FUT_DONE, memory_order_release,
+                                                      memory_order_acquire))
+                return;
+        } else if (s == FUT_WAITING) {
+            struct cfa_thread *t = f->waiter; /* valid: the waiter stays while WAITING */
+            if (wakeup_claim(&f->state, FUT_WAITING, FUT_DONE)) {
+                wakeup_deliver(t, &f->state, FUT_DONE);
+                return;
+            }
+            s = atomic_load_explicit(&f->state, memory_order_acquire);
+        } else {
+            cfa_fatal("an io_future completed twice (state %d): was it restarted while in flight?", s);
+        }
+    }
+}
+
+static ssize_t as_syscall(int64_t r)
+{
+    if (r < 0) {
+        errno = (int)-r;
+        return -1;
+    }
+    return (ssize_t)r;
+}
+
+ssize_t cfa_io_wait(io_future *f)
+{
+    int s = atomic_load_explicit(&f->state, memory_order_acquire);
+    if (s == FUT_DONE)
+        return as_syscall(f->result);
+    if (s == FUT_EMPTY) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct cfa_thread *self = this_thread();
+    if (!self) {
+        /* A kernel thread that is not a processor cannot park: it naps
+         * until a processor or the fallback engine completes f. */
+        struct timespec nap = { 0, 50000 };
+        while (atomic_load_explicit(&f->state, memory_order_acquire) != FUT_DONE)
+            nanosleep(&nap, NULL);
+        return as_syscall(f->result);
+    }
+    if (s != FUT_PENDING)
+        cfa_fatal("two threads wait on one io_future");
+    f->waiter = self;
+    int expected = FUT_PENDING;
+    if (atomic_compare_exchange_strong_explicit(&f->state, &expected, FUT_WAITING, memory_order_release,
+                                                memory_order_acquire))
+        wakeup_wait(&f->state, FUT_WAITING, "io");
+    /* else it completed meanwhile (expected is DONE) */
+    return as_syscall(f->result);
+}
+
+bool cfa_io_available(io_future *f)
+{
+    if (atomic_load_explicit(&f->state, memory_order_acquire) == FUT_DONE)
+        return true;
+    struct cfa_processor_state *p = this_processor();
+    if (p && p->current && p->io && p->io->uring)
+        io_ring_poll(p->io); /* a polling loop must let the ring progress */
+    return atomic_load_explicit(&f->state, memory_order_acquire) == FUT_DONE;
+}

@@ -1,0 +1,67 @@
+/* io_internal.h: the seams between the I/O files.
+ *
+ *   io_calls.c      the public cfa_* and async_* calls: describe, start
+ *   io_future.c     futures: completion, wait, poll
+ *   io_uring.c      the per-processor ring: submit, backlog, reap, drain
+ *   io_sendfile.c   sendfile as a chain of two splices through a pipe
+ *   io_fallback.c   without io_uring: readiness (epoll) for sockets/pipes
+ *   io_pool.c       without io_uring: kernel threads for blocking calls
+ *   io_syscall.c    a request as the plain system call (or its nowait try)
+ *   io_processor.c  per-processor state, engine choice, hooks, statistics
+ *
+ * A request (struct cfa_io_request, in the caller's future) describes the
+ * operation completely, so any engine can start it, and start it again.
+ */
+#ifndef CFA_IO_INTERNAL_H
+#define CFA_IO_INTERNAL_H
+
+#include "io_processor.h"
+
+enum io_opcode {
+    IO_READ = 1, IO_WRITE, IO_PREAD, IO_PWRITE, IO_READV, IO_WRITEV,
+    IO_OPENAT, IO_CLOSE, IO_FSYNC, IO_ACCEPT, IO_CONNECT,
+    IO_SEND, IO_RECV, IO_SENDMSG, IO_RECVMSG, IO_SPLICE, IO_SENDFILE,
+};
+
+/* The kernel caps one read or write at this many bytes (MAX_RW_COUNT);
+ * io_uring's length fields are 32 bits, so lengths are clamped to it. */
+#define IO_MAX_RW 0x7ffff000u
+
+/* io_future.c */
+void io_future_begin(io_future *f);            /* resets f: in progress */
+void io_complete(io_future *f, int64_t res);   /* fulfils f, wakes its waiter */
+
+/* io_calls.c: starts f->req on the calling processor's engine (or as the
+ * plain system call when the caller is not on a processor). */
+void io_start(io_future *f);
+
+/* io_syscall.c: the request as a blocking system call; result or -errno. */
+int64_t io_syscall(const struct cfa_io_request *r);
+/* The same without blocking (RWF_NOWAIT, MSG_DONTWAIT); read, write,
+ * readv, writev, send, recv, sendmsg and recvmsg only. -EAGAIN: would
+ * block; -EOPNOTSUPP: the file cannot try without blocking. */
+int64_t io_syscall_nowait(const struct cfa_io_request *r);
+
+/* io_uring.c */
+bool     io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size);
+void     io_ring_fini(struct io_context *io);   /* cancels, drains, hands leftovers on */
+void     io_ring_start(struct io_context *io, io_future *f);
+unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
+void     io_ring_arm(struct io_context *io, int64_t deadline);
+
+/* io_sendfile.c (io_uring engine only) */
+bool sendfile_begin(io_future *f, int64_t *res);  /* false: done at once, *res set */
+void sendfile_prep(struct io_uring_sqe *sqe, const struct cfa_io_request *r);
+bool sendfile_step(io_future *f, int res, int64_t *final); /* true: next step set up */
+void sendfile_abandon(io_future *f);              /* its ring went away mid-chain */
+
+/* io_fallback.c */
+void fallback_start(io_future *f);
+void fallback_arm(int64_t deadline);
+extern _Atomic unsigned long fallback_waits;      /* statistics */
+
+/* io_pool.c */
+void pool_submit(io_future *f);
+extern _Atomic unsigned long pool_jobs;           /* statistics */
+
+#endif

@@ -1,0 +1,128 @@
+/* io_pool.c: kernel threads that make blocking system calls for the
+ * fallback engine (thesis 5.1.4, "extra kernel threads").
+ *
+ * Requests wait in one FIFO under a mutex. A worker is started whenever a
+ * request is queued and fewer workers are idle than requests wait, up to
+ * POOL_MAX, so a call that blocks for long (accept) never holds up the
+ * others behind it, short of that bound. Idle workers exit after
+ * POOL_IDLE_S seconds, so a burst does not keep its threads forever.
+ *
+ * accept and connect on an O_NONBLOCK socket would return EAGAIN or
+ * EINPROGRESS at once; as io_uring does, the worker waits (poll) until the
+ * call can finish, so the result does not depend on the descriptor's flag.
+ *
+ * Invariants (under `lock`): `queued` is the queue's length; `idle` counts
+ * workers blocked in the condition wait; a request is owned by the queue
+ * until a worker takes it, then by that worker until io_complete.
+ */
+#include "kernel.h"
+#include "io_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+enum { POOL_MAX = 256, POOL_IDLE_S = 5 };
+
+_Atomic unsigned long pool_jobs;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work;
+static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
+static io_future *head, *tail;
+static unsigned queued, idle, workers;
+
+static void cond_init(void)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&work, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+static int64_t wait_ready(int fd, short events)
+{
+    struct pollfd pfd = { .fd = fd, .events = events };
+    while (poll(&pfd, 1, -1) < 0)
+        if (errno != EINTR)
+            return -errno;
+    return 0;
+}
+
+/* The request's system call, waiting rather than failing with EAGAIN /
+ * EINPROGRESS on a non-blocking socket. */
+static int64_t perform(struct cfa_io_request *r)
+{
+    int64_t res = io_syscall(r);
+    if (r->opcode == IO_ACCEPT)
+        while (res == -EAGAIN && (res = wait_ready(r->fd, POLLIN)) == 0)
+            res = io_syscall(r);
+    if (r->opcode == IO_CONNECT && res == -EINPROGRESS && (res = wait_ready(r->fd, POLLOUT)) == 0) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        res = getsockopt(r->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 ? -errno : -(int64_t)err;
+    }
+    return res;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (!head) {
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_sec += POOL_IDLE_S;
+            idle++;
+            int err = pthread_cond_timedwait(&work, &lock, &until);
+            idle--;
+            if (err == ETIMEDOUT && !head) {
+                workers--;
+                pthread_mutex_unlock(&lock);
+                return NULL;
+            }
+        }
+        io_future *f = head;
+        head = f->next;
+        if (!head)
+            tail = NULL;
+        queued--;
+        pthread_mutex_unlock(&lock);
+        io_complete(f, perform(&f->req));
+        pthread_mutex_lock(&lock);
+    }
+}
+
+void pool_submit(io_future *f)
+{
+    pthread_once(&cond_once, cond_init);
+    io_stat_add(&pool_jobs, 1);
+    f->next = NULL;
+    pthread_mutex_lock(&lock);
+    if (tail)
+        tail->next = f;
+    else
+        head = f;
+    tail = f;
+    queued++;
+    bool spawn = queued > idle && workers < POOL_MAX;
+    if (spawn)
+        workers++;
+    pthread_cond_signal(&work);
+    pthread_mutex_unlock(&lock);
+    if (spawn) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 256 * 1024); /* sanitizers need room */
+        pthread_t kt;
+        int err = pthread_create(&kt, &attr, worker, NULL);
+        pthread_attr_destroy(&attr);
+        if (err)
+            cfa_fatal("cannot start an I/O pool thread: %s", strerror(err));
+    }
+}

@@ -1,0 +1,90 @@
+/* io_processor.h: a processor's I/O state and the hooks processor.c and
+ * boot.c call (the only seams between the scheduler and the I/O code).
+ *
+ *   io_processor_init   the processor starts (its own kernel thread)
+ *   io_processor_fini   the processor leaves its loop (same kernel thread)
+ *   io_tick             every scheduling decision; polls every few
+ *   io_idle             out of work, before registering as idle: flush,
+ *                       reap, service timers, arm a wake-up; true means
+ *                       threads may have been made ready (look again)
+ *   io_completion_hint  while spinning before sleep: completions waiting?
+ *
+ * Invariants:
+ *  - an io_context belongs to one processor and is touched only on that
+ *    processor's kernel thread (its scheduler or a user thread running on
+ *    it), so nothing in it is locked;
+ *  - with `uring`, every request whose SQE is in the ring or whose CQE is
+ *    not yet reaped is counted in `inflight`; requests waiting for an SQE
+ *    are on the backlog, in order;
+ *  - before the processor sleeps, its SQ is flushed (io_idle), and its
+ *    eventfd (idle.h) is registered with the ring, so a completion posted
+ *    after the last reap wakes it; `armed` is the deadline of its live
+ *    wake-up timeout, TIMER_NONE if none.
+ */
+#ifndef CFA_IO_PROCESSOR_H
+#define CFA_IO_PROCESSOR_H
+
+#include <liburing.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cfa/io.h>
+
+struct cfa_processor_state;
+
+/* Counters for CFA_STATS (single writer: relaxed load+store, no RMW). */
+enum io_stat {
+    IO_SUBMITTED,  /* SQEs filled (requests and internal) */
+    IO_COMPLETED,  /* CQEs reaped */
+    IO_ENTERS,     /* io_uring_enter system calls */
+    IO_BACKLOGGED, /* requests that found the ring full */
+    IO_ARMS,       /* wake-up timeouts armed */
+    IO_STAT_COUNT
+};
+struct io_stats {
+    _Atomic unsigned long count[IO_STAT_COUNT];
+};
+
+static inline void io_stat_add(_Atomic unsigned long *c, unsigned long n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
+struct io_context {
+    unsigned                    countdown; /* scheduling decisions to the next poll */
+    bool                        uring;     /* has a ring; else the fallback engine */
+    bool                        leaving;   /* io_processor_fini is draining the ring */
+    struct cfa_processor_state *proc;
+    struct io_uring             ring;
+    unsigned                    inflight;
+    io_future                  *backlog_head, *backlog_tail;
+    int64_t                     armed;
+    struct __kernel_timespec    arm_ts;    /* read by the kernel at submission */
+    struct io_stats             stats;
+    struct io_context          *all_next, *all_prev; /* for CFA_STATS */
+};
+
+void io_processor_init(struct cfa_processor_state *p);
+void io_processor_fini(struct cfa_processor_state *p);
+bool io_idle(struct cfa_processor_state *p);
+void io_poll_periodic(struct io_context *io);
+
+/* Scheduling decisions between two polls of a busy processor: enough to
+ * batch many submissions into one system call, few enough that a
+ * completion waits at most a few tens of thread switches. */
+enum { IO_POLL_INTERVAL = 32 };
+
+static inline void io_tick(struct io_context *io)
+{
+    if (__builtin_expect(--io->countdown == 0, 0))
+        io_poll_periodic(io);
+}
+
+static inline bool io_completion_hint(const struct io_context *io)
+{
+    return io->uring && (io_uring_cq_ready(&io->ring) ||
+                         (IO_URING_READ_ONCE(*io->ring.sq.kflags) & IORING_SQ_TASKRUN));
+}
+
+#endif

@@ -1,0 +1,380 @@
+/* io_uring.c: one processor's ring (private instances, thesis 5.2.2).
+ *
+ * Submission is the partitioned ring of thesis Figure 5.2: a user thread
+ * takes an SQE from its processor's ring and fills it (liburing's sqe_tail
+ * advances: allocated, not yet submitted); the processor later flushes
+ * every filled SQE with one io_uring_enter (the kernel's tail advances).
+ * Flushes happen when the processor runs out of work (io_idle), every few
+ * scheduling decisions (io_tick), and on the slow paths below.
+ *
+ * Completion: the processor reaps CQEs in batches; user_data is the
+ * request's future, or a tagged internal operation (wake-up timeouts and
+ * their removals, the cancellation at fini). A future may need more than
+ * one SQE (sendfile's splice pair): its completion sets the next step up
+ * and it goes back on the backlog.
+ *
+ * Ring full (no free SQE) or the kernel refusing more (EBUSY/EAGAIN):
+ * the request goes on the backlog, in order, and the ring is flushed and
+ * reaped at once; whatever still does not fit is submitted by the
+ * processor's next poll. Requests are never dropped and nothing spins.
+ */
+#include "kernel.h"
+#include "io_internal.h"
+#include "timer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* user_data of internal operations: bit 63 set (futures are user-space
+ * pointers); wake-up timeouts also set bit 62 and carry their deadline. */
+#define UD_INTERNAL (UINT64_C(1) << 63)
+#define UD_ARM      (UINT64_C(1) << 62)
+#define UD_DEADLINE (UD_ARM - 1)
+#define UD_IGNORE   UD_INTERNAL
+
+/* The io_uring features cfa-lite needs: no dropped CQE (5.5), reads at
+ * the file position with offset -1 (5.6), and these operations. */
+static const unsigned char needed_ops[] = {
+    IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READV, IORING_OP_WRITEV, IORING_OP_OPENAT,
+    IORING_OP_CLOSE, IORING_OP_FSYNC, IORING_OP_ACCEPT, IORING_OP_CONNECT, IORING_OP_SEND,
+    IORING_OP_RECV, IORING_OP_SENDMSG, IORING_OP_RECVMSG, IORING_OP_SPLICE, IORING_OP_TIMEOUT,
+    IORING_OP_TIMEOUT_REMOVE, IORING_OP_ASYNC_CANCEL,
+};
+
+/* Set-up flags, best first; EINVAL moves on to the next (older kernel).
+ * DEFER_TASKRUN: completion work runs only when the processor enters the
+ * ring (in its polls), never interrupting a running thread; it needs
+ * SINGLE_ISSUER, which holds since only the owning kernel thread submits.
+ * TASKRUN_FLAG: the kernel says when entering is needed to reap. */
+static const unsigned setup_flags[] = {
+    IORING_SETUP_SUBMIT_ALL | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+        IORING_SETUP_TASKRUN_FLAG,
+    IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+    0,
+};
+
+bool io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size)
+{
+    int err = -EINVAL;
+    for (size_t i = 0; i < sizeof setup_flags / sizeof *setup_flags && err == -EINVAL; i++) {
+        struct io_uring_params params;
+        memset(&params, 0, sizeof params);
+        /* CQEs outnumber SQEs: many requests wait in the kernel at once. */
+        params.flags = setup_flags[i] | IORING_SETUP_CQSIZE;
+        params.cq_entries = entries * 4;
+        err = io_uring_queue_init_params(entries, &io->ring, &params);
+    }
+    if (err < 0) {
+        snprintf(why, why_size, "io_uring_queue_init: %s", strerror(-err));
+        return false;
+    }
+    const char *missing = NULL;
+    if (!(io->ring.features & IORING_FEAT_NODROP))
+        missing = "IORING_FEAT_NODROP";
+    else if (!(io->ring.features & IORING_FEAT_RW_CUR_POS))
+        missing = "IORING_FEAT_RW_CUR_POS";
+    struct io_uring_probe *probe = missing ? NULL : io_uring_get_probe_ring(&io->ring);
+    if (!missing && !probe)
+        missing = "IORING_REGISTER_PROBE";
+    for (size_t i = 0; probe && !missing && i < sizeof needed_ops; i++)
+        if (!io_uring_opcode_supported(probe, needed_ops[i]))
+            missing = "an operation (kernel too old)";
+    if (probe)
+        io_uring_free_probe(probe);
+    if (!missing && (err = io_uring_register_eventfd(&io->ring, eventfd)) < 0)
+        missing = "IORING_REGISTER_EVENTFD";
+    if (missing) {
+        snprintf(why, why_size, "io_uring lacks %s", missing);
+        io_uring_queue_exit(&io->ring);
+        return false;
+    }
+    io->inflight = 0;
+    io->armed = TIMER_NONE;
+    return true;
+}
+
+/* ---- filling SQEs --------------------------------------------------------------- */
+
+static unsigned clamp_len(uint64_t len)
+{
+    return len > IO_MAX_RW ? IO_MAX_RW : (unsigned)len;
+}
+
+static void prep(struct io_uring_sqe *sqe, io_future *f)
+{
+    const struct cfa_io_request *r = &f->req;
+    switch (r->opcode) {
+    case IO_READ:
+    case IO_PREAD:    io_uring_prep_read(sqe, r->fd, r->addr, clamp_len(r->len), (uint64_t)r->off); break;
+    case IO_WRITE:
+    case IO_PWRITE:   io_uring_prep_write(sqe, r->fd, r->addr, clamp_len(r->len), (uint64_t)r->off); break;
+    case IO_READV:    io_uring_prep_readv(sqe, r->fd, r->addr, (unsigned)r->len, (uint64_t)r->off); break;
+    case IO_WRITEV:   io_uring_prep_writev(sqe, r->fd, r->addr, (unsigned)r->len, (uint64_t)r->off); break;
+    case IO_OPENAT:   io_uring_prep_openat(sqe, r->fd, r->addr, (int)r->flags, r->mode); break;
+    case IO_CLOSE:    io_uring_prep_close(sqe, r->fd); break;
+    case IO_FSYNC:    io_uring_prep_fsync(sqe, r->fd, 0); break;
+    case IO_ACCEPT:   io_uring_prep_accept(sqe, r->fd, r->addr, r->addr2, (int)r->flags); break;
+    case IO_CONNECT:  io_uring_prep_connect(sqe, r->fd, r->addr, (socklen_t)r->len); break;
+    case IO_SEND:     io_uring_prep_send(sqe, r->fd, r->addr, clamp_len(r->len), (int)r->flags); break;
+    case IO_RECV:     io_uring_prep_recv(sqe, r->fd, r->addr, clamp_len(r->len), (int)r->flags); break;
+    case IO_SENDMSG:  io_uring_prep_sendmsg(sqe, r->fd, r->addr, r->flags); break;
+    case IO_RECVMSG:  io_uring_prep_recvmsg(sqe, r->fd, r->addr, r->flags); break;
+    case IO_SPLICE:
+        io_uring_prep_splice(sqe, r->fd2, r->off2, r->fd, r->off, clamp_len(r->len), r->flags);
+        break;
+    case IO_SENDFILE: sendfile_prep(sqe, r); break;
+    default:          cfa_fatal("io: unknown request opcode %d", r->opcode);
+    }
+    io_uring_sqe_set_data(sqe, f);
+}
+
+static void backlog_push(struct io_context *io, io_future *f)
+{
+    f->next = NULL;
+    if (io->backlog_tail)
+        io->backlog_tail->next = f;
+    else
+        io->backlog_head = f;
+    io->backlog_tail = f;
+}
+
+/* Moves backlogged requests into free SQEs, oldest first. */
+static void backlog_drain(struct io_context *io)
+{
+    unsigned n = 0;
+    while (io->backlog_head) {
+        struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+        if (!sqe)
+            break;
+        io_future *f = io->backlog_head;
+        io->backlog_head = f->next;
+        if (!io->backlog_head)
+            io->backlog_tail = NULL;
+        prep(sqe, f);
+        n++;
+    }
+    io->inflight += n;
+    io_stat_add(&io->stats.count[IO_SUBMITTED], n);
+}
+
+/* ---- the system call and reaping ------------------------------------------------ */
+
+/* Submits the filled SQEs and runs the kernel's pending completion work.
+ * EBUSY/EAGAIN (the kernel holds too many requests or completions) leave
+ * the SQEs in the ring: the caller reaps, which makes room, and a later
+ * call submits them. */
+static void ring_enter(struct io_context *io, unsigned wait_nr)
+{
+    int r;
+    do {
+        io_stat_add(&io->stats.count[IO_ENTERS], 1);
+        r = wait_nr ? io_uring_submit_and_wait(&io->ring, wait_nr) : io_uring_submit_and_get_events(&io->ring);
+    } while (r == -EINTR);
+    if (r < 0 && r != -EBUSY && r != -EAGAIN)
+        cfa_fatal("io_uring_enter failed: %s", strerror(-r));
+}
+
+static void handle_internal(struct io_context *io, uint64_t ud)
+{
+    if ((ud & UD_ARM) && (int64_t)(ud & UD_DEADLINE) == io->armed)
+        io->armed = TIMER_NONE; /* our live wake-up fired or was cancelled */
+}
+
+static void handle(struct io_context *io, uint64_t ud, int res)
+{
+    if (ud & UD_INTERNAL) {
+        handle_internal(io, ud);
+        return;
+    }
+    io_future *f = (io_future *)(uintptr_t)ud;
+    if (io->leaving && (res == -ECANCELED || res == -EINTR)) {
+        /* Cancelled because this processor leaves, not by the program:
+         * io_ring_fini starts the request again elsewhere. */
+        backlog_push(io, f);
+        return;
+    }
+    int64_t final = res;
+    switch (f->req.opcode) {
+    case IO_SPLICE:
+        /* splice(2) advances the offsets it was given; io_uring does not. */
+        if (res > 0) {
+            if (f->req.addr2)
+                *(off_t *)f->req.addr2 += res;
+            if (f->req.addr3)
+                *(off_t *)f->req.addr3 += res;
+        }
+        break;
+    case IO_SENDFILE:
+        if (sendfile_step(f, res, &final)) {
+            backlog_push(io, f); /* next splice of the pair */
+            return;
+        }
+        break;
+    }
+    io_complete(f, final);
+}
+
+/* Reaps every CQE available now. The batch is copied out and the CQ
+ * advanced before handling, so a handler may submit (backlog) freely. */
+static unsigned reap(struct io_context *io)
+{
+    unsigned total = 0;
+    for (;;) {
+        struct io_uring_cqe *cqes[64];
+        unsigned n = io_uring_peek_batch_cqe(&io->ring, cqes, 64);
+        if (n == 0)
+            return total;
+        uint64_t ud[64];
+        int res[64];
+        for (unsigned i = 0; i < n; i++) {
+            ud[i] = cqes[i]->user_data;
+            res[i] = cqes[i]->res;
+        }
+        io_uring_cq_advance(&io->ring, n);
+        io->inflight -= n;
+        io_stat_add(&io->stats.count[IO_COMPLETED], n);
+        for (unsigned i = 0; i < n; i++)
+            handle(io, ud[i], res[i]);
+        total += n;
+    }
+}
+
+static bool must_enter(struct io_context *io)
+{
+    return io_uring_sq_ready(&io->ring) ||
+           (IO_URING_READ_ONCE(*io->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
+}
+
+unsigned io_ring_poll(struct io_context *io)
+{
+    if (io->backlog_head)
+        backlog_drain(io);
+    if (must_enter(io))
+        ring_enter(io, 0);
+    unsigned n = reap(io);
+    if (io->backlog_head) {
+        /* Reaping made room (or set up sendfile steps): submit those too. */
+        backlog_drain(io);
+        if (io_uring_sq_ready(&io->ring))
+            ring_enter(io, 0);
+        n += reap(io);
+    }
+    return n;
+}
+
+/* ---- submission from a user thread ---------------------------------------------- */
+
+static void ring_start_slow(struct io_context *io, io_future *f)
+{
+    io_stat_add(&io->stats.count[IO_BACKLOGGED], 1);
+    backlog_push(io, f);
+    io_ring_poll(io);
+}
+
+void io_ring_start(struct io_context *io, io_future *f)
+{
+    if (__builtin_expect(f->req.opcode == IO_SENDFILE, 0)) {
+        int64_t res;
+        if (!sendfile_begin(f, &res)) {
+            io_complete(f, res);
+            return;
+        }
+    }
+    /* The no-migration window (see io_start) ends when the SQE is filled. */
+    struct io_uring_sqe *sqe;
+    if (__builtin_expect(io->backlog_head != NULL, 0) || !(sqe = io_uring_get_sqe(&io->ring))) {
+        ring_start_slow(io, f);
+        return;
+    }
+    prep(sqe, f);
+    io->inflight++;
+    io_stat_add(&io->stats.count[IO_SUBMITTED], 1);
+}
+
+/* ---- the wake-up timeout ----------------------------------------------------------- */
+
+static struct io_uring_sqe *internal_sqe(struct io_context *io, uint64_t ud)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+    if (sqe) {
+        io_uring_sqe_set_data64(sqe, ud);
+        io->inflight++;
+        io_stat_add(&io->stats.count[IO_SUBMITTED], 1);
+    }
+    return sqe;
+}
+
+/* Before sleeping: make sure a CQE arrives on this ring (and so on the
+ * processor's eventfd) by `deadline`. With no SQE free, the ring has
+ * requests in flight whose completions wake the processor, which then
+ * arms again. */
+void io_ring_arm(struct io_context *io, int64_t deadline)
+{
+    if (deadline >= io->armed)
+        return;
+    if (io_uring_sq_space_left(&io->ring) < 2)
+        return;
+    if (io->armed != TIMER_NONE) {
+        struct io_uring_sqe *rm = internal_sqe(io, UD_IGNORE);
+        io_uring_prep_timeout_remove(rm, UD_INTERNAL | UD_ARM | (uint64_t)io->armed, 0);
+        io_uring_sqe_set_data64(rm, UD_IGNORE); /* prep_timeout_remove reset it */
+    }
+    io->arm_ts.tv_sec = deadline / 1000000000;
+    io->arm_ts.tv_nsec = deadline % 1000000000;
+    struct io_uring_sqe *sqe = internal_sqe(io, 0);
+    io_uring_prep_timeout(sqe, &io->arm_ts, 0, IORING_TIMEOUT_ABS);
+    io_uring_sqe_set_data64(sqe, UD_INTERNAL | UD_ARM | (uint64_t)deadline);
+    io->armed = deadline;
+    io_stat_add(&io->stats.count[IO_ARMS], 1);
+    ring_enter(io, 0); /* the kernel reads arm_ts now */
+}
+
+/* ---- the processor leaves ------------------------------------------------------------ */
+
+/* Cancels whatever is in flight and reaps until nothing is. Requests the
+ * cancellation caught (and ones never submitted) are started again on
+ * the fallback engine, which serves them without this processor; a
+ * splice chain in the middle of a sendfile ends where it is. */
+void io_ring_fini(struct io_context *io)
+{
+    io->leaving = true;
+    io_future *leftovers = io->backlog_head;
+    io->backlog_head = io->backlog_tail = NULL;
+    if (io->inflight) {
+        struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+        if (!sqe) {
+            ring_enter(io, 0);
+            sqe = io_uring_get_sqe(&io->ring);
+        }
+        if (sqe) {
+            io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+            io_uring_sqe_set_data64(sqe, UD_IGNORE);
+            io->inflight++;
+        }
+    }
+    while (io->inflight) {
+        if (io->backlog_head) { /* cancelled requests collected by handle() */
+            io->backlog_tail->next = leftovers;
+            leftovers = io->backlog_head;
+            io->backlog_head = io->backlog_tail = NULL;
+        }
+        ring_enter(io, 1);
+        reap(io);
+    }
+    if (io->backlog_head) {
+        io->backlog_tail->next = leftovers;
+        leftovers = io->backlog_head;
+        io->backlog_head = io->backlog_tail = NULL;
+    }
+    io_uring_queue_exit(&io->ring);
+    io->uring = false;
+    while (leftovers) {
+        io_future *f = leftovers;
+        leftovers = f->next;
+        if (f->req.opcode == IO_SENDFILE)
+            sendfile_abandon(f);
+        else
+            fallback_start(f);
+    }
+}
