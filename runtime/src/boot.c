@@ -13,12 +13,13 @@
 #include "kernel.h"
 #include "context.h"
 #include "stack.h"
+#include "io_processor.h"
 
 static struct cfa_cluster_state main_cluster_state;
 struct cfa_cluster cfa_main_cluster = { .name = "main", .state = &main_cluster_state };
 
 static struct cfa_processor main_processor_handle = { .cluster = &cfa_main_cluster, .name = "main" };
-static struct cfa_processor_state main_processor;
+static struct cfa_processor_state main_processor __attribute__((aligned(64)));
 static struct cfa_thread main_thread;
 
 static void main_processor_entry(void *arg)
@@ -33,7 +34,10 @@ __attribute__((constructor(101))) void runtime_boot(void)
     if (cfa_tls_processor)
         return;
     stack_configure();
+    stats_configure();
+    deadlock_configure();
     fault_install();
+    cluster_state_init(&main_cluster_state);
 
     main_processor_handle.state = &main_processor;
     processor_init_state(&main_processor, &main_processor_handle, &cfa_main_cluster);
@@ -51,6 +55,11 @@ __attribute__((constructor(101))) void runtime_boot(void)
     atomic_store(&main_thread.state, CFA_THREAD_RUNNING);
 
     main_processor.current = &main_thread;
+    main_processor.kthread = pthread_self();
     cfa_tls_processor = &main_processor;
     fault_thread_enter(&main_processor);
+    registry_processor_signalable(&main_processor, true);
+    registry_add_thread(&main_thread);
+    io_processor_init(&main_processor);
+    preemption_start();
 }

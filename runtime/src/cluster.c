@@ -6,14 +6,22 @@
 #include "kernel.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+void cluster_state_init(struct cfa_cluster_state *cs)
+{
+    ready_queue_init(&cs->ready);
+}
 
 void cfa_cluster_init(struct cfa_cluster *cl)
 {
     if (cl->state)
         cfa_fatal("cluster %s initialised twice", cl->name ? cl->name : "(unnamed)");
-    cl->state = calloc(1, sizeof *cl->state);
-    if (!cl->state)
+    struct cfa_cluster_state *cs = cache_aligned_zalloc(sizeof *cs);
+    if (!cs)
         cfa_fatal("out of memory creating a cluster");
+    cluster_state_init(cs);
+    cl->state = cs;
 }
 
 void cfa_cluster_destroy(struct cfa_cluster *cl)
@@ -25,8 +33,9 @@ void cfa_cluster_destroy(struct cfa_cluster *cl)
     if (atomic_load(&cl->state->nprocs) != 0)
         cfa_fatal("cluster %s destroyed while %u processor(s) still serve it",
                   cl->name ? cl->name : "(unnamed)", atomic_load(&cl->state->nprocs));
-    if (!ready_queue_maybe_empty(&cl->state->ready))
+    if (ready_queue_any(&cl->state->ready))
         cfa_fatal("cluster %s destroyed with ready threads in it", cl->name ? cl->name : "(unnamed)");
+    ready_queue_fini(&cl->state->ready);
     free(cl->state);
     cl->state = NULL;
 }
@@ -50,5 +59,6 @@ void cfa_migrate(struct cfa_cluster *cl)
         return;
     /* The yield's post action pushes onto t->cluster: the new one. */
     t->cluster = cl;
+    t->last_lane = UINT32_MAX; /* a lane number of the old cluster means nothing here */
     schedule_out(t, POST_YIELD);
 }

@@ -14,7 +14,7 @@
  * the return address set to cfa_context_trampoline, r12 = entry function
  * and r13 = its argument.
  */
-    .text
+    .section cfa_runtime_text,"ax",@progbits
     .globl  cfa_context_switch
     .type   cfa_context_switch, @function
     .p2align 4

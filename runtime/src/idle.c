@@ -1,4 +1,4 @@
-/* idle.c: idle processors and their eventfds. See idle.h for the protocol. */
+/* idle.c: idle processors, their benaphores and eventfds. See idle.h. */
 #include "idle.h"
 #include "kernel.h"
 #include "spinlock.h"
@@ -14,80 +14,85 @@ void idle_sleeper_init(struct idle_sleeper *s)
     s->fd = eventfd(0, EFD_CLOEXEC);
     if (s->fd < 0)
         cfa_fatal("cannot create a processor's eventfd: %s", strerror(errno));
+    atomic_store(&s->state, IDLE_AWAKE);
     s->listed = false;
-    s->next = NULL;
+    s->prev = s->next = NULL;
 }
 
-void idle_sleeper_fini(struct idle_list *l, struct idle_sleeper *s)
+void idle_sleeper_fini(struct idle_sleeper *s)
 {
-    idle_unregister(l, s);
-    /* A waker writes to the fd while holding the list lock (idle_wake_one);
-     * passing through the lock here means none is still writing. */
-    spin_lock(&l->lock);
-    spin_unlock(&l->lock);
     close(s->fd);
     s->fd = -1;
 }
 
-void idle_register(struct idle_list *l, struct idle_sleeper *s)
+bool idle_try_register(struct idle_list *l, struct idle_sleeper *s)
 {
-    spin_lock(&l->lock);
+    if (!spin_try_lock(&l->lock))
+        return false;
+    atomic_store_explicit(&s->state, IDLE_SEARCH, memory_order_relaxed);
+    s->prev = NULL;
     s->next = l->head;
+    if (l->head)
+        l->head->prev = s;
     l->head = s;
     s->listed = true;
-    atomic_fetch_add(&l->count, 1);
+    atomic_store_explicit(&l->first, s, memory_order_seq_cst);
     spin_unlock(&l->lock);
+    /* The registration must be visible before the search reads any lane. */
+    atomic_thread_fence(memory_order_seq_cst);
+    return true;
 }
 
 void idle_unregister(struct idle_list *l, struct idle_sleeper *s)
 {
     spin_lock(&l->lock);
     if (s->listed) {
-        struct idle_sleeper **link = &l->head;
-        while (*link != s)
-            link = &(*link)->next;
-        *link = s->next;
+        if (s->prev)
+            s->prev->next = s->next;
+        else
+            l->head = s->next;
+        if (s->next)
+            s->next->prev = s->prev;
         s->listed = false;
-        atomic_fetch_sub(&l->count, 1);
+        /* A notifier may have taken `first` (to wake us or the old top);
+         * the processor leaving the list republishes the current top. */
+        atomic_store_explicit(&l->first, l->head, memory_order_release);
     }
     spin_unlock(&l->lock);
 }
 
-void idle_sleep(struct idle_list *l, struct idle_sleeper *s)
+void idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg)
 {
-    uint64_t value;
+    if (atomic_exchange(&s->state, IDLE_SLEEP) != IDLE_SEARCH)
+        return; /* notified during the search: no system call on either side */
     atomic_fetch_add_explicit(&l->sleeps, 1, memory_order_relaxed);
+    if (before_block)
+        before_block(arg);
+    uint64_t value;
     while (read(s->fd, &value, sizeof value) < 0 && errno == EINTR)
         ;
 }
 
-void idle_wake(struct idle_sleeper *s)
+static void wake_sleeper(struct idle_list *l, struct idle_sleeper *s)
 {
-    uint64_t one = 1;
-    while (write(s->fd, &one, sizeof one) < 0 && errno == EINTR)
-        ;
-}
-
-void idle_raise_and_wake(struct idle_list *l, struct idle_sleeper *s, _Atomic bool *flag)
-{
-    spin_lock(&l->lock);
-    atomic_store(flag, true);
-    idle_wake(s);
-    spin_unlock(&l->lock);
-}
-
-void idle_wake_one(struct idle_list *l)
-{
-    spin_lock(&l->lock);
-    struct idle_sleeper *s = l->head;
-    if (s) {
-        l->head = s->next;
-        s->listed = false;
-        atomic_fetch_sub(&l->count, 1);
-        atomic_fetch_add_explicit(&l->wakeups, 1, memory_order_relaxed);
-        /* Under the lock, so that the sleeper cannot close its fd meanwhile
-         * (idle_sleeper_fini). */
-        idle_wake(s);
+    if (atomic_exchange(&s->state, IDLE_AWAKE) == IDLE_SLEEP) {
+        uint64_t one = 1;
+        atomic_fetch_add_explicit(&l->notify_syscalls, 1, memory_order_relaxed);
+        while (write(s->fd, &one, sizeof one) < 0 && errno == EINTR)
+            ;
     }
-    spin_unlock(&l->lock);
+}
+
+void idle_notify_slow(struct idle_list *l)
+{
+    struct idle_sleeper *s = atomic_exchange(&l->first, NULL);
+    if (s) {
+        atomic_fetch_add_explicit(&l->wakeups, 1, memory_order_relaxed);
+        wake_sleeper(l, s);
+    }
+}
+
+void idle_wake(struct idle_list *l, struct idle_sleeper *s)
+{
+    wake_sleeper(l, s);
 }

@@ -1,8 +1,14 @@
 /* kernel.h: the runtime's internal objects and the seams between files.
  *
  *   processor.c    the kernel threads and their scheduling loop
- *   ready_queue.c  where ready threads wait (one per cluster)
+ *   ready_queue.c  where ready threads wait: lanes, helping, resizing
+ *   rwlock.h       the resizing lock guarding the ready queue's arrays
+ *   topology.c     CPU -> cache instance, for cache-aware helping
  *   idle.c         how processors without work sleep and are woken
+ *   registry.c     every live thread and processor
+ *   deadlock.c     the report when nothing can ever run again
+ *   preemption.c   time slices
+ *   stats.c        CFA_STATS counters
  *   thread.c       user threads: start, park/unpark, yield, join, halt
  *   coroutine.c    resume/suspend
  *   cluster.c      clusters and migration
@@ -22,9 +28,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ready_queue.h"
+#include "rwlock.h"
 #include "idle.h"
+
+struct io_context;
 
 enum post_action {
     POST_NONE,  /* nothing: the processor just started */
@@ -34,26 +45,30 @@ enum post_action {
 };
 
 struct cfa_processor_state {
+    struct ready_local    rq;         /* its lanes, reader flag, helping state */
     struct cfa_processor *handle;
     struct cfa_cluster   *cluster;
     struct cfa_coroutine  sched;      /* the scheduling loop's context */
     struct cfa_thread    *current;    /* user thread on this processor, or NULL */
     enum post_action      post;       /* set by current before it switches out */
+    _Atomic unsigned long switches;   /* threads run so far (preemption ticker) */
+    unsigned long         preempt_seen; /* `switches` at the previous tick */
     struct idle_sleeper   sleeper;    /* how this processor sleeps when idle */
     _Atomic bool          terminate;  /* set by cfa_processor_stop */
     struct cfa_thread    *stopper;    /* unparked when this processor has left */
     _Atomic bool          left;       /* the loop is over; set before that unpark */
-    pthread_t             kthread;
+    pthread_t             kthread;    /* as pthread_create returned it */
+    pthread_t             self_kthread; /* set by the kthread itself (registry.c) */
+    bool                  signalable; /* self_kthread may be signalled (registry lock) */
     bool                  is_main;
     void                 *altstack;   /* signal stack for the fault handler */
-    struct cfa_processor_state *next_in_cluster;
+    struct io_context    *io;         /* its ring or fallback state (io_processor.h) */
+    struct cfa_processor_state *all_next, *all_prev; /* registry.c */
 };
 
 struct cfa_cluster_state {
     struct ready_queue  ready;
     struct idle_list    idle;
-    _Atomic int         procs_lock;
-    struct cfa_processor_state *procs;
     _Atomic unsigned    nprocs;
 };
 
@@ -80,15 +95,86 @@ static inline struct cfa_thread *this_thread(void)
 
 extern struct cfa_cluster cfa_main_cluster;
 
+/* Zeroed memory on its own cache lines (no false sharing with neighbours);
+ * NULL when out of memory. */
+static inline void *cache_aligned_zalloc(size_t size)
+{
+    size = (size + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+static inline void ready_enter(struct cfa_processor_state *p)
+{
+    if (p->rq.read_depth++ == 0)
+        rw_read_lock(&p->cluster->state->ready.write_lock, &p->rq.read_lock);
+}
+
+static inline void ready_leave(struct cfa_processor_state *p)
+{
+    if (--p->rq.read_depth == 0)
+        rw_read_unlock(&p->rq.read_lock);
+}
+
 /* thread.c */
 void schedule_out(struct cfa_thread *t, enum post_action action);
-void thread_make_ready(struct cfa_thread *t);
 void thread_halted(struct cfa_thread *t);
+/* `stamp`: the TSC now, or a reading the caller took a moment ago (the
+ * scheduling loop reads it once per iteration: rdtsc costs 15 ns in some
+ * virtual machines). */
+static inline void thread_make_ready_at(struct cfa_thread *t, enum push_where where, uint64_t stamp)
+{
+    t->ready_stamp = stamp;
+    atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
+    ready_push(t, where);
+}
+static inline void thread_make_ready(struct cfa_thread *t, enum push_where where)
+{
+    thread_make_ready_at(t, where, __builtin_ia32_rdtsc());
+}
 
 /* processor.c */
 void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *handle,
                           struct cfa_cluster *cl);
 void processor_loop(struct cfa_processor_state *p);
+
+/* cluster.c */
+void cluster_state_init(struct cfa_cluster_state *cs);
+
+/* registry.c: every live thread and processor, for the deadlock report and
+ * the preemption ticker. */
+void registry_add_thread(struct cfa_thread *t);
+void registry_remove_thread(struct cfa_thread *t);
+void registry_add_processor(struct cfa_processor_state *p);
+void registry_remove_processor(struct cfa_processor_state *p);
+void registry_processor_signalable(struct cfa_processor_state *p, bool yes);
+/* Walking a list: lock, follow all_next from the head, unlock. */
+void registry_lock_processors(void);
+void registry_unlock_processors(void);
+struct cfa_processor_state *registry_processors(void);
+void registry_lock_threads(void);
+void registry_unlock_threads(void);
+struct cfa_thread *registry_threads(void);
+
+/* Wake-ups that something other than a running thread will deliver later
+ * (a timer, an I/O completion). While any is pending, all processors
+ * sleeping is not a deadlock. Call begin before the waiting thread parks
+ * and end after the unpark. */
+extern _Atomic long runtime_pending_wakeups;
+static inline void pending_wakeup_begin(void) { atomic_fetch_add(&runtime_pending_wakeups, 1); }
+static inline void pending_wakeup_end(void) { atomic_fetch_sub(&runtime_pending_wakeups, 1); }
+
+/* deadlock.c: called by a processor about to block in idle sleep. */
+void deadlock_check(void *processor);
+void deadlock_configure(void);
+
+/* preemption.c */
+void preemption_start(void);
+
+/* stats.c */
+void stats_configure(void);
 
 /* fault.c */
 void fault_install(void);

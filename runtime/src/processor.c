@@ -4,7 +4,8 @@
  * left it, take the next ready thread of its cluster (sleeping when there
  * is none), switch to it. It leaves the loop only when asked to stop and
  * only between two threads, so the thread it was running is never lost:
- * that thread was made ready (or blocked) by its post action first.
+ * that thread was made ready (or blocked) by its post action first, and
+ * the threads in its lanes move to the remaining lanes as it leaves.
  *
  * The main processor is the program's first kernel thread; its scheduling
  * loop runs on a mapped stack because main() keeps the process stack as a
@@ -14,14 +15,20 @@
 #include "spinlock.h"
 #include "stack.h"
 #include "context.h"
+#include "io_processor.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Rounds of cheap checks an idle processor makes, after its exhaustive
+ * search and before it commits to sleep: a thread made ready within a few
+ * microseconds is then picked up without any system call. */
+enum { IDLE_SPIN_ROUNDS = 256 };
+
 __thread struct cfa_processor_state *cfa_tls_processor;
 
-static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread *t)
+static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread *t, uint64_t now)
 {
     enum post_action action = p->post;
     p->post = POST_NONE;
@@ -29,7 +36,7 @@ static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread 
     case POST_NONE:
         break;
     case POST_YIELD:
-        thread_make_ready(t);
+        thread_make_ready_at(t, PUSH_LOCAL, now);
         break;
     case POST_PARK:
         /* The thread's registers are saved: an unpark may now run it. If a
@@ -37,7 +44,7 @@ static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread 
          * make the thread ready again instead of blocking. */
         atomic_store_explicit(&t->state, CFA_THREAD_BLOCKED, memory_order_relaxed);
         if (atomic_fetch_sub(&t->ticket, 1) > 0)
-            thread_make_ready(t);
+            thread_make_ready_at(t, PUSH_LOCAL, now);
         break;
     case POST_HALT:
         thread_halted(t);
@@ -45,43 +52,72 @@ static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread 
     }
 }
 
-/* The next thread to run, or NULL when the processor must stop. */
-static struct cfa_thread *next_thread(struct cfa_processor_state *p)
+/* Cheap: looks at the lanes' hints only (under our reader flag: the lane
+ * arrays may be replaced by a resize otherwise). */
+static bool any_ready_hint(struct cfa_processor_state *p)
+{
+    ready_enter(p);
+    bool any = ready_queue_any(&p->cluster->state->ready);
+    ready_leave(p);
+    return any;
+}
+
+/* Idle: register, search everything, spin briefly, sleep. Returns a thread
+ * found on the way, or NULL to make the caller look again. */
+static struct cfa_thread *idle(struct cfa_processor_state *p)
 {
     struct cfa_cluster_state *cs = p->cluster->state;
-    for (;;) {
-        if (atomic_load_explicit(&p->terminate, memory_order_acquire))
-            return NULL;
-        struct cfa_thread *t = ready_queue_pop(&cs->ready);
-        if (t)
-            return t;
-        idle_register(&cs->idle, &p->sleeper);
-        t = ready_queue_pop_locked(&cs->ready);
-        if (t || atomic_load(&p->terminate)) {
-            idle_unregister(&cs->idle, &p->sleeper);
-            if (t)
-                return t;
-            continue;
-        }
-        idle_sleep(&cs->idle, &p->sleeper);
-        idle_unregister(&cs->idle, &p->sleeper);
+    if (io_idle(p))
+        return NULL; /* I/O or timers made threads ready: look again */
+    if (!idle_try_register(&cs->idle, &p->sleeper)) {
+        cpu_relax(); /* others are entering or leaving idle: search again */
+        return NULL;
     }
+    struct cfa_thread *t = ready_pop_exhaustive(p);
+    if (!t && !atomic_load(&p->terminate)) {
+        int round = 0;
+        while (round < IDLE_SPIN_ROUNDS && !idle_notified(&p->sleeper) && !any_ready_hint(p) &&
+               !io_completion_hint(p->io) &&
+               !atomic_load_explicit(&p->terminate, memory_order_relaxed)) {
+            cpu_relax();
+            round++;
+        }
+        if (round == IDLE_SPIN_ROUNDS)
+            idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p);
+    }
+    idle_unregister(&cs->idle, &p->sleeper);
+    return t;
 }
 
 void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;
     for (;;) {
+        io_tick(p->io);
+        /* One reader section and one TSC reading serve both the post
+         * action of the thread that left and the pop of the next one. */
+        uint64_t now = __builtin_ia32_rdtsc();
+        ready_enter(p);
         if (t) {
             p->current = NULL;
-            finish_post_action(p, t);
+            finish_post_action(p, t, now);
         }
-        t = next_thread(p);
+        bool stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
+        t = stop ? NULL : ready_pop(p, now);
+        ready_leave(p);
+        while (!t && !stop) {
+            t = idle(p);
+            stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
+            if (!t && !stop)
+                t = ready_pop(p, __builtin_ia32_rdtsc());
+        }
         if (!t)
             return;
         p->current = t;
         t->last_processor = p->handle;
         atomic_store_explicit(&t->state, CFA_THREAD_RUNNING, memory_order_relaxed);
+        atomic_store_explicit(&p->switches, atomic_load_explicit(&p->switches, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         context_switch(&p->sched, t->current);
     }
 }
@@ -92,25 +128,9 @@ void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *h
     s->handle = handle;
     s->cluster = cl;
     idle_sleeper_init(&s->sleeper);
-    struct cfa_cluster_state *cs = cl->state;
-    spin_lock(&cs->procs_lock);
-    s->next_in_cluster = cs->procs;
-    cs->procs = s;
-    atomic_fetch_add(&cs->nprocs, 1);
-    spin_unlock(&cs->procs_lock);
-}
-
-static void processor_leave_cluster(struct cfa_processor_state *s)
-{
-    struct cfa_cluster_state *cs = s->cluster->state;
-    spin_lock(&cs->procs_lock);
-    struct cfa_processor_state **link = &cs->procs;
-    while (*link != s)
-        link = &(*link)->next_in_cluster;
-    *link = s->next_in_cluster;
-    atomic_fetch_sub(&cs->nprocs, 1);
-    spin_unlock(&cs->procs_lock);
-    idle_sleeper_fini(&cs->idle, &s->sleeper);
+    ready_queue_add_processor(cl->state, s);
+    atomic_fetch_add(&cl->state->nprocs, 1);
+    registry_add_processor(s);
 }
 
 static void *processor_kthread(void *arg)
@@ -119,8 +139,13 @@ static void *processor_kthread(void *arg)
     cfa_tls_processor = s;
     context_adopt_native(&s->sched);
     fault_thread_enter(s);
+    io_processor_init(s);
+    registry_processor_signalable(s, true);
     processor_loop(s);
-    processor_leave_cluster(s);
+    io_processor_fini(s);
+    registry_processor_signalable(s, false);
+    ready_queue_remove_processor(s->cluster->state, s);
+    atomic_fetch_sub(&s->cluster->state->nprocs, 1);
     fault_thread_leave(s);
     cfa_tls_processor = NULL;
     struct cfa_thread *stopper = s->stopper;
@@ -137,7 +162,7 @@ void cfa_processor_start(struct cfa_processor *p)
     if (!cl->state)
         cfa_fatal("processor started on cluster %s before cfa_cluster_init", cl->name ? cl->name : "(unnamed)");
     p->cluster = cl;
-    struct cfa_processor_state *s = calloc(1, sizeof *s);
+    struct cfa_processor_state *s = cache_aligned_zalloc(sizeof *s);
     if (!s)
         cfa_fatal("out of memory starting a processor");
     processor_init_state(s, p, cl);
@@ -152,16 +177,26 @@ void cfa_processor_stop(struct cfa_processor *p)
     struct cfa_processor_state *s = p->state;
     if (!s)
         return;
+    if (s->is_main)
+        cfa_fatal("the main processor cannot be stopped");
     struct cfa_thread *self = this_thread();
     if (!self)
         cfa_fatal("cfa_processor_stop called outside a user thread");
     s->stopper = self;
-    idle_raise_and_wake(&p->cluster->state->idle, &s->sleeper, &s->terminate);
+    /* In a reader section: s closes its eventfd only under the writer side
+     * (ready_queue_remove_processor), so the wake below cannot hit a
+     * closed descriptor. */
+    struct ready_queue *q = &p->cluster->state->ready;
+    ready_queue_enter_external(q);
+    atomic_store(&s->terminate, true);
+    idle_wake(&p->cluster->state->idle, &s->sleeper);
+    ready_queue_leave_external(q);
     /* If we run on s itself, parking hands s back to its loop, which then
      * sees `terminate`, leaves and unparks us on another processor. */
     while (!atomic_load(&s->left))
-        cfa_park();
+        cfa_park_for("processor stop");
     pthread_join(s->kthread, NULL);
+    registry_remove_processor(s);
     free(s);
     p->state = NULL;
 }

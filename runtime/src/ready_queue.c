@@ -1,39 +1,492 @@
-/* ready_queue.c: the per-cluster FIFO. See ready_queue.h. */
+/* ready_queue.c: the sharded helping ready queue. See ready_queue.h for the
+ * structure and its invariants; this file has the algorithms:
+ *
+ *   push   a random lane of the pushing processor (or, for a remote hint or
+ *          a push from outside the cluster, of the thread's last lane's
+ *          owner), retrying another lane when a try-lock fails;
+ *   pop    1. helping: every other pop picks a target lane at random,
+ *             preferring its own cache instance; the following pop takes
+ *             the target's head if it has waited HELP_BIAS times longer
+ *             than the local lanes' expected wait;
+ *          2. the older of the processor's own lanes;
+ *          3. stealing: a few random lanes;
+ *   search every lane under its lock (idle processors only);
+ *   resize under the writer side of the resizing lock.
+ *
+ * Compile with -DCFA_NO_HELPING for the classic work-stealing baseline
+ * (no step 1) that the benchmarks compare against.
+ */
 #include "ready_queue.h"
-#include "spinlock.h"
+#include "kernel.h"
+#include "rwlock.h"
+#include "topology.h"
 
-#include <cfa/thread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 
-bool ready_queue_push(struct ready_queue *q, struct cfa_thread *t, const _Atomic unsigned *idle_count)
+/* Tunables. The thesis finds that only their order of magnitude matters
+ * (4.4, 4.4.2). */
+enum {
+    /* A target is picked on 1 pop in HELP_ONE_IN and examined on the next,
+     * so helping is tried on half of the pops, as in the thesis's example. */
+    HELP_ONE_IN = 2,
+    /* Help only when the target's head has waited HELP_BIAS times longer
+     * than the local lanes' expected wait: short bursts of unfairness
+     * (a cache miss, a page fault) are not worth a migration. */
+    HELP_BIAS = 2,
+    /* A target in another cache instance is redrawn this many times. */
+    CACHE_REDRAWS = 2,
+    /* Weight 1/2^EMA_SHIFT of the newest wait in a lane's moving average. */
+    EMA_SHIFT = 3,
+    /* Random lanes tried before an empty-handed pop gives up. */
+    STEAL_TRIES = 8,
+};
+#define NO_TARGET UINT32_MAX
+
+static inline uint64_t next_random(struct ready_local *me)
+{
+    uint64_t x = me->rng;   /* xorshift64* */
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    me->rng = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* A random number below n without a division (Lemire's reduction): a
+ * 64-bit div costs 40 cycles, and pop draws several. */
+static inline unsigned random_below(struct ready_local *me, unsigned n)
+{
+    return (unsigned)(((next_random(me) >> 32) * (uint64_t)n) >> 32);
+}
+
+static inline uint64_t now_tsc(void) { return __builtin_ia32_rdtsc(); }
+
+/* ---- one lane ---------------------------------------------------------- */
+
+static inline void hint_store(struct ready_queue *q, unsigned i, struct lane *l)
+{
+    atomic_store_explicit(&q->hints[i].stamp, l->head_stamp, memory_order_relaxed);
+    atomic_store_explicit(&q->hints[i].avg_wait, l->avg_wait, memory_order_relaxed);
+}
+
+static inline void lane_append(struct lane *l, struct cfa_thread *t)
 {
     t->next = NULL;
-    spin_lock(&q->lock);
-    if (q->tail)
-        q->tail->next = t;
-    else
-        q->head = t;
-    q->tail = t;
-    atomic_store_explicit(&q->length, atomic_load_explicit(&q->length, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    /* Inside the lock: a processor that registered as idle before our
-     * acquire is counted here; one that registers after our release will
-     * find t when it rechecks the queue under this same lock. */
-    bool wake = atomic_load_explicit(idle_count, memory_order_relaxed) != 0;
-    spin_unlock(&q->lock);
-    return wake;
+    if (l->tail) {
+        l->tail->next = t;
+        l->tail->next_ready_stamp = t->ready_stamp;
+    } else {
+        l->head = t;
+        l->head_stamp = t->ready_stamp;
+    }
+    l->tail = t;
 }
 
-struct cfa_thread *ready_queue_pop_locked(struct ready_queue *q)
+static inline struct cfa_thread *lane_take_head(struct lane *l, uint64_t now)
 {
-    spin_lock(&q->lock);
-    struct cfa_thread *t = q->head;
-    if (t) {
-        q->head = t->next;
-        if (!q->head)
-            q->tail = NULL;
-        atomic_store_explicit(&q->length, atomic_load_explicit(&q->length, memory_order_relaxed) - 1,
-                              memory_order_relaxed);
+    struct cfa_thread *t = l->head;
+    if (!t)
+        return NULL;
+    l->head = t->next;
+    if (l->head) {
+        l->head_stamp = t->next_ready_stamp;
+    } else {
+        l->tail = NULL;
+        l->head_stamp = 0;
     }
-    spin_unlock(&q->lock);
+    int64_t wait = (int64_t)(now - t->ready_stamp);
+    if (wait < 0)
+        wait = 0;
+    l->avg_wait += (wait - (int64_t)l->avg_wait) >> EMA_SHIFT;
     return t;
 }
+
+static struct cfa_thread *lane_try_pop(struct ready_queue *q, unsigned i, uint64_t now)
+{
+    if (atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed) == 0)
+        return NULL; /* looks empty: not worth the lock */
+    struct lane *l = &q->lanes[i];
+    if (!spin_try_lock(&l->lock))
+        return NULL;
+    struct cfa_thread *t = lane_take_head(l, now);
+    hint_store(q, i, l);
+    spin_unlock(&l->lock);
+    if (t)
+        t->last_lane = i;
+    return t;
+}
+
+/* The wait a thread at the head of lane i can expect: its head's age so
+ * far averaged with the lane's history; 0 for an empty lane. */
+static inline uint64_t expected_wait(struct ready_queue *q, unsigned i, uint64_t now)
+{
+    uint64_t stamp = atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed);
+    if (stamp == 0)
+        return 0;
+    uint64_t age = now > stamp ? now - stamp : 0;
+    return (age + atomic_load_explicit(&q->hints[i].avg_wait, memory_order_relaxed)) / 2;
+}
+
+/* ---- processors' positions --------------------------------------------- */
+
+static inline unsigned lane_base(const struct ready_local *me) { return me->index * SHARD_FACTOR; }
+
+/* Records the cache instance of the CPU this processor runs on, writing
+ * the shared map only when it changed (thesis 4.4.3). */
+static inline void refresh_cache(struct ready_queue *q, struct ready_local *me)
+{
+    if (!topology_has_several_caches())
+        return;
+    int cpu = sched_getcpu();
+    if (cpu == me->cpu)
+        return;
+    me->cpu = cpu;
+    unsigned cache = topology_cache_of(cpu);
+    if (cache == me->cache)
+        return;
+    me->cache = cache;
+    for (unsigned s = 0; s < SHARD_FACTOR; s++)
+        atomic_store_explicit(&q->hints[lane_base(me) + s].cache, cache, memory_order_relaxed);
+}
+
+static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
+{
+    unsigned target = random_below(me, q->count);
+    if (topology_has_several_caches())
+        for (int i = 0; i < CACHE_REDRAWS &&
+                        atomic_load_explicit(&q->hints[target].cache, memory_order_relaxed) != me->cache; i++)
+            target = random_below(me, q->count);
+    return target;
+}
+
+static bool worth_helping(struct ready_queue *q, struct ready_local *me, unsigned target, uint64_t now)
+{
+    unsigned base = lane_base(me);
+    if (target - base < SHARD_FACTOR)
+        return false; /* our own lane: step 2 covers it */
+    uint64_t theirs = expected_wait(q, target, now);
+    if (theirs == 0)
+        return false;
+    uint64_t ours = 0;
+    for (unsigned s = 0; s < SHARD_FACTOR; s++) {
+        uint64_t w = expected_wait(q, base + s, now);
+        if (w > ours)
+            ours = w;
+    }
+    return theirs > ours * HELP_BIAS;
+}
+
+/* ---- push and pop ------------------------------------------------------ */
+
+static unsigned push_lane(struct ready_queue *q, struct cfa_thread *t, struct ready_local *me,
+                          enum push_where where)
+{
+    if (me && where == PUSH_LOCAL)
+        return lane_base(me) + random_below(me, SHARD_FACTOR);
+    unsigned r = (unsigned)(me ? next_random(me) : (uint64_t)t->ready_stamp * 0x9E3779B97F4A7C15ULL >> 7);
+    if (t->last_lane < q->count)
+        return t->last_lane - t->last_lane % SHARD_FACTOR + r % SHARD_FACTOR;
+    return r % q->count;
+}
+
+void ready_push(struct cfa_thread *t, enum push_where where)
+{
+    struct cfa_cluster_state *cs = t->cluster->state;
+    struct ready_queue *q = &cs->ready;
+    struct cfa_processor_state *p = this_processor();
+    struct ready_local *me = p && p->cluster->state == cs ? &p->rq : NULL;
+
+    if (me)
+        ready_enter(p);
+    else
+        ready_queue_enter_external(q);
+    unsigned i = push_lane(q, t, me, where);
+    while (!spin_try_lock(&q->lanes[i].lock)) {
+        /* Contended: any lane will do, fairness comes from the stamps. */
+        i = (unsigned)((me ? next_random(me) : (uint64_t)i * 7 + 1) % q->count);
+    }
+    struct lane *l = &q->lanes[i];
+    lane_append(l, t);
+    hint_store(q, i, l);
+    spin_unlock(&l->lock);
+    if (me) {
+        if (where == PUSH_LOCAL) me->stats.push_local++;
+        else me->stats.push_remote++;
+    } else {
+        q->retired.push_external++; /* under external_lock */
+    }
+    idle_notify(&cs->idle);
+    if (me)
+        ready_leave(p);
+    else
+        ready_queue_leave_external(q);
+}
+
+struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
+{
+    struct ready_queue *q = &p->cluster->state->ready;
+    struct ready_local *me = &p->rq;
+    struct cfa_thread *t = NULL;
+
+    ready_enter(p);
+    refresh_cache(q, me);
+#ifndef CFA_NO_HELPING
+    if (me->target == NO_TARGET) {
+        if (random_below(me, HELP_ONE_IN) == 0)
+            me->target = pick_target(q, me);
+    } else {
+        unsigned target = me->target;
+        me->target = NO_TARGET;
+        if (target < q->count && worth_helping(q, me, target, now)) {
+            t = lane_try_pop(q, target, now);
+            if (t) {
+                me->stats.pop_helped++;
+                goto out;
+            }
+        } else {
+            me->stats.help_declined++;
+        }
+    }
+#endif
+    unsigned base = lane_base(me);
+    /* The older of the local lanes first (SHARD_FACTOR == 2). */
+    unsigned first = base, second = base + 1;
+    uint64_t s0 = atomic_load_explicit(&q->hints[first].stamp, memory_order_relaxed);
+    uint64_t s1 = atomic_load_explicit(&q->hints[second].stamp, memory_order_relaxed);
+    if (s1 && (!s0 || s1 < s0)) {
+        first = base + 1;
+        second = base;
+    }
+    if ((t = lane_try_pop(q, first, now)) || (t = lane_try_pop(q, second, now))) {
+        me->stats.pop_local++;
+        goto out;
+    }
+    for (int i = 0; i < STEAL_TRIES; i++) {
+        unsigned victim = random_below(me, q->count);
+        if (victim - base < SHARD_FACTOR)
+            continue;
+        if ((t = lane_try_pop(q, victim, now))) {
+            me->stats.pop_stolen++;
+            goto out;
+        }
+    }
+out:
+    ready_leave(p);
+    return t;
+}
+
+struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
+{
+    struct ready_queue *q = &p->cluster->state->ready;
+    struct ready_local *me = &p->rq;
+    struct cfa_thread *t = NULL;
+    ready_enter(p);
+    uint64_t now = now_tsc();
+    unsigned start = lane_base(me);
+    for (unsigned k = 0; k < q->count && !t; k++) {
+        unsigned i = (start + k) % q->count;
+        struct lane *l = &q->lanes[i];
+        spin_lock(&l->lock); /* not a try-lock: the search must be exhaustive */
+        t = lane_take_head(l, now);
+        hint_store(q, i, l);
+        spin_unlock(&l->lock);
+        if (t)
+            t->last_lane = i;
+    }
+    if (t)
+        me->stats.pop_searched++;
+    ready_leave(p);
+    return t;
+}
+
+/* ---- resizing ---------------------------------------------------------- */
+
+static void write_lock(struct ready_queue *q)
+{
+    spin_lock(&q->write_lock);
+    for (unsigned i = 0; i < q->nreaders; i++)
+        spin_lock(&q->readers[i]->rq.read_lock);
+    spin_lock(&q->external_lock);
+}
+
+static void write_unlock(struct ready_queue *q, unsigned nreaders, struct cfa_processor_state **readers)
+{
+    spin_unlock(&q->external_lock);
+    for (unsigned i = 0; i < nreaders; i++)
+        spin_unlock(&readers[i]->rq.read_lock);
+    spin_unlock(&q->write_lock);
+}
+
+static void *alloc_lanes(unsigned count, size_t size, size_t align)
+{
+    void *a = aligned_alloc(align, count * size);
+    if (!a)
+        cfa_fatal("out of memory resizing the ready queue to %u lanes", count);
+    memset(a, 0, count * size);
+    return a;
+}
+
+/* Replaces the lane arrays by `count` lanes, new lane i taking old lane
+ * source[i] (or nothing for UINT32_MAX); old lanes no one took are appended
+ * to the new ones, so no thread is lost. Writer side held. */
+static void rebuild_lanes(struct ready_queue *q, unsigned count, const unsigned *source)
+{
+    struct lane *lanes = alloc_lanes(count, sizeof *lanes, 64);
+    struct lane_hint *hints = alloc_lanes(count, sizeof *hints, 32);
+    bool *taken = calloc(q->count ? q->count : 1, sizeof *taken);
+    if (!taken)
+        cfa_fatal("out of memory resizing the ready queue");
+    for (unsigned i = 0; i < count; i++) {
+        if (source[i] == UINT32_MAX)
+            continue;
+        struct lane *from = &q->lanes[source[i]];
+        lanes[i].head = from->head;
+        lanes[i].tail = from->tail;
+        lanes[i].head_stamp = from->head_stamp;
+        lanes[i].avg_wait = from->avg_wait;
+        hints[i].cache = atomic_load(&q->hints[source[i]].cache);
+        taken[source[i]] = true;
+    }
+    for (unsigned j = 0, k = 0; j < q->count; j++) {
+        struct lane *from = &q->lanes[j];
+        if (taken[j] || !from->head)
+            continue;
+        struct lane *to = &lanes[k++ % count];
+        if (to->tail) {
+            to->tail->next = from->head;
+            to->tail->next_ready_stamp = from->head_stamp;
+            to->tail = from->tail;
+        } else {
+            to->head = from->head;
+            to->tail = from->tail;
+            to->head_stamp = from->head_stamp;
+        }
+    }
+    free(taken);
+    free(q->lanes);
+    free(q->hints);
+    q->lanes = lanes;
+    q->hints = hints;
+    q->count = count;
+    for (unsigned i = 0; i < count; i++)
+        hint_store(q, i, &lanes[i]);
+}
+
+void ready_queue_init(struct ready_queue *q)
+{
+    /* A cluster always has lanes, even with no processor yet: threads can
+     * be made ready there before its first processor starts. */
+    q->lanes = alloc_lanes(SHARD_FACTOR, sizeof *q->lanes, 64);
+    q->hints = alloc_lanes(SHARD_FACTOR, sizeof *q->hints, 32);
+    q->count = SHARD_FACTOR;
+}
+
+void ready_queue_fini(struct ready_queue *q)
+{
+    free(q->lanes);
+    free(q->hints);
+    free(q->readers);
+    q->lanes = NULL;
+    q->hints = NULL;
+    q->readers = NULL;
+}
+
+void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
+{
+    struct ready_queue *q = &cs->ready;
+    if (cs->ready.nreaders >= 1)
+        topology_load();
+    write_lock(q);
+    unsigned n = q->nreaders + 1;
+    struct cfa_processor_state **readers = realloc(q->readers, n * sizeof *readers);
+    if (!readers)
+        cfa_fatal("out of memory adding a processor");
+    unsigned old_n = q->nreaders;
+    struct cfa_processor_state **old_readers = readers; /* same array, grown */
+    readers[n - 1] = p;
+    q->readers = readers;
+    q->nreaders = n;
+    unsigned count = n * SHARD_FACTOR;
+    if (count > q->count) {
+        unsigned source[count];
+        for (unsigned i = 0; i < count; i++)
+            source[i] = i < q->count ? i : UINT32_MAX;
+        rebuild_lanes(q, count, source);
+    }
+    p->rq.index = n - 1;
+    p->rq.target = NO_TARGET;
+    p->rq.cpu = -1;
+    p->rq.rng = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ULL ^ now_tsc();
+    if (!p->rq.rng)
+        p->rq.rng = 1;
+    /* p's own flag was not taken: it is not running yet. */
+    write_unlock(q, old_n, old_readers);
+}
+
+static void stats_add(struct ready_stats *to, const struct ready_stats *from)
+{
+    to->push_local += from->push_local;
+    to->push_remote += from->push_remote;
+    to->push_external += from->push_external;
+    to->pop_local += from->pop_local;
+    to->pop_helped += from->pop_helped;
+    to->pop_stolen += from->pop_stolen;
+    to->pop_searched += from->pop_searched;
+    to->help_declined += from->help_declined;
+}
+
+void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
+{
+    struct ready_queue *q = &cs->ready;
+    write_lock(q);
+    unsigned n = q->nreaders, k = p->rq.index;
+    struct cfa_processor_state *last = q->readers[n - 1];
+    unsigned remaining = n - 1;
+    unsigned count = (remaining ? remaining : 1) * SHARD_FACTOR;
+    unsigned source[count];
+    for (unsigned j = 0; j < count / SHARD_FACTOR; j++) {
+        /* The last processor takes the leaver's position, with its lanes. */
+        unsigned owner = remaining == 0 ? k : (j == k ? n - 1 : j);
+        for (unsigned s = 0; s < SHARD_FACTOR; s++)
+            source[j * SHARD_FACTOR + s] = owner * SHARD_FACTOR + s;
+    }
+    rebuild_lanes(q, count, source);
+    /* The leaver's processor flag stays taken: it is gone. */
+    struct cfa_processor_state *unlock[n];
+    unsigned nunlock = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (q->readers[i] != p)
+            unlock[nunlock++] = q->readers[i];
+    if (last != p) {
+        q->readers[k] = last;
+        last->rq.index = k;
+        last->rq.target = NO_TARGET;
+        last->rq.cache = UINT32_MAX; /* rewrite its lanes' cache hints */
+        last->rq.cpu = -1;
+    }
+    q->nreaders = remaining;
+    stats_add(&q->retired, &p->rq.stats);
+    idle_unregister(&cs->idle, &p->sleeper);
+    idle_sleeper_fini(&p->sleeper);
+    write_unlock(q, nunlock, unlock);
+}
+
+bool ready_queue_any(struct ready_queue *q)
+{
+    for (unsigned i = 0; i < q->count; i++)
+        if (atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed))
+            return true;
+    return false;
+}
+
+void ready_queue_stats(struct ready_queue *q, struct ready_stats *out)
+{
+    *out = q->retired;
+    for (unsigned i = 0; i < q->nreaders; i++)
+        stats_add(out, &q->readers[i]->rq.stats);
+}
+
+void ready_queue_enter_external(struct ready_queue *q) { rw_read_lock(&q->write_lock, &q->external_lock); }
+void ready_queue_leave_external(struct ready_queue *q) { rw_read_unlock(&q->external_lock); }

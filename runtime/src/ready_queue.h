@@ -1,43 +1,123 @@
-/* ready_queue.h: where a cluster's ready threads wait.
+/* ready_queue.h: the sharded ready queue with helping (thesis 4.4).
  *
- * The first queue: one FIFO under one spinlock per cluster. Fair by
- * construction (strict FIFO), simple to prove, and the seam the thesis's
- * sharded helping queue replaces. Threads are linked through t->next.
+ * A cluster's ready threads wait in `lanes`: SHARD_FACTOR lanes per
+ * processor, each an intrusive FIFO under a try-lock. A processor pushes to
+ * and pops from its own lanes; when they are empty it steals from random
+ * lanes; and now and then it *helps* a remote lane whose head has waited
+ * much longer than its own threads usually wait, which is what keeps a
+ * thread from starving behind a processor that never pops (thesis 4.4,
+ * the Transfer benchmark of 7.7).
+ *
+ * Invariants:
+ *  - every array here (lanes, hints, readers) is read only under a reader
+ *    flag of the resizing lock (rwlock.h) and replaced only by its writer;
+ *  - a lane's head_stamp is the ready_stamp of its head thread, 0 when
+ *    empty; each thread in a lane carries the stamp of the one behind it
+ *    (next_ready_stamp), so a pop never touches the next thread;
+ *  - hints[i] is a copy of lanes[i]'s head_stamp and average wait, written
+ *    with relaxed stores inside the lane's critical section and read by
+ *    other processors without any lock: it may be stale, it is only used to
+ *    decide whether a lane is worth helping (thesis 4.4.1);
+ *  - hints[i].cache is the cache instance of the processor that owns lane
+ *    i, rewritten only when that processor finds it has moved.
  */
 #ifndef CFA_READY_QUEUE_H
 #define CFA_READY_QUEUE_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct cfa_thread;
+struct cfa_processor_state;
+struct cfa_cluster_state;
 
-struct ready_queue {
+/* Lanes per processor. Two gives a pushing and a popping processor of the
+ * same lanes a second choice when the first try-lock fails (thesis 4.2). */
+enum { SHARD_FACTOR = 2 };
+
+struct lane {
     _Atomic int        lock;
     struct cfa_thread *head, *tail;
-    _Atomic unsigned long length;   /* read without the lock as a hint */
+    uint64_t           head_stamp;
+    uint64_t           avg_wait;     /* moving average, in TSC cycles */
+} __attribute__((aligned(64)));
+
+struct lane_hint {
+    _Atomic uint64_t stamp;
+    _Atomic uint64_t avg_wait;
+    _Atomic unsigned cache;
+} __attribute__((aligned(32)));
+
+/* A processor's private scheduling state. */
+struct ready_local {
+    _Atomic int read_lock;   /* this processor's reader flag */
+    unsigned    read_depth;  /* nesting of ready_enter on this processor */
+    unsigned    index;       /* position among the cluster's processors */
+    unsigned    target;      /* lane chosen for helping at the next pop */
+    unsigned    cache;       /* cache instance last seen for this processor */
+    int         cpu;         /* CPU it last ran on */
+    uint64_t    rng;
+    struct ready_stats {
+        unsigned long push_local, push_remote, push_external;
+        unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
+        unsigned long help_declined;
+    } stats;
+} __attribute__((aligned(64)));
+
+struct ready_queue {
+    _Atomic int       write_lock;
+    _Atomic int       external_lock;  /* reader flag for pushes from outside */
+    struct lane      *lanes;
+    struct lane_hint *hints;
+    unsigned          count;          /* lanes */
+    struct cfa_processor_state **readers;
+    unsigned          nreaders;
+    struct ready_stats retired;       /* counters of processors that left */
 };
 
-/* Appends t. Returns true when some processor of the cluster is idle and
- * should be woken: decided inside the critical section, which orders it
- * against idle_prepare_sleep's recheck (see idle.c). */
-bool ready_queue_push(struct ready_queue *q, struct cfa_thread *t, const _Atomic unsigned *idle_count);
+enum push_where {
+    PUSH_LOCAL,  /* a lane of the calling processor */
+    PUSH_REMOTE, /* a lane of the processor the thread last ran on */
+};
 
-/* Removes the oldest ready thread, or returns NULL. ready_queue_pop
- * skips the lock when the queue looks empty; ready_queue_pop_locked always
- * takes it, as the idle recheck must (see ready_queue_push). */
-struct cfa_thread *ready_queue_pop_locked(struct ready_queue *q);
+void ready_queue_init(struct ready_queue *q);
+void ready_queue_fini(struct ready_queue *q);
 
-static inline bool ready_queue_maybe_empty(struct ready_queue *q);
+/* A processor's reader section, re-entrant: the scheduling loop holds it
+ * across a post action and the next pop, so a yield takes the reader
+ * flag once, not twice. Never held while blocking. */
+static inline void ready_enter(struct cfa_processor_state *p);
+static inline void ready_leave(struct cfa_processor_state *p);
 
-static inline struct cfa_thread *ready_queue_pop(struct ready_queue *q)
-{
-    return ready_queue_maybe_empty(q) ? (struct cfa_thread *)0 : ready_queue_pop_locked(q);
-}
+/* Makes t ready in its cluster (t->ready_stamp already set); wakes an idle
+ * processor of that cluster if there is one. Callable from any kernel
+ * thread. */
+void ready_push(struct cfa_thread *t, enum push_where where);
 
-static inline bool ready_queue_maybe_empty(struct ready_queue *q)
-{
-    return atomic_load_explicit(&q->length, memory_order_relaxed) == 0;
-}
+/* The next thread for processor p, or NULL if none was found cheaply.
+ * `now` is a recent TSC reading (the caller usually has one). */
+struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now);
+
+/* Looks at every lane, waiting for each lane's lock: the search an idle
+ * processor does after registering as idle (see idle.h). */
+struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p);
+
+/* Resizing: add p to, or remove it from, its cluster's processors. Threads
+ * in p's lanes move to the remaining lanes. */
+void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
+void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
+
+/* Whether any lane holds a thread; exact only while every processor of the
+ * cluster is asleep (used by the deadlock check). */
+bool ready_queue_any(struct ready_queue *q);
+
+/* A reader section for code outside the cluster's processors that must
+ * not overlap a resize (processor stop). */
+void ready_queue_enter_external(struct ready_queue *q);
+void ready_queue_leave_external(struct ready_queue *q);
+
+/* Sum of the counters of live and retired processors. */
+void ready_queue_stats(struct ready_queue *q, struct ready_stats *out);
 
 #endif

@@ -20,15 +20,6 @@
 
 static _Atomic uint64_t next_thread_id = 1;
 
-void thread_make_ready(struct cfa_thread *t)
-{
-    t->ready_stamp = __builtin_ia32_rdtsc();
-    atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
-    struct cfa_cluster_state *cs = t->cluster->state;
-    if (ready_queue_push(&cs->ready, t, &cs->idle.count))
-        idle_wake_one(&cs->idle);
-}
-
 void schedule_out(struct cfa_thread *t, enum post_action action)
 {
     struct cfa_processor_state *p = this_processor();
@@ -60,12 +51,15 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     t->cluster = cfa_current_cluster();
     t->id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
     atomic_store_explicit(&t->ticket, 0, memory_order_relaxed);
-    thread_make_ready(t);
+    t->last_lane = UINT32_MAX;
+    registry_add_thread(t);
+    thread_make_ready(t, PUSH_LOCAL);
 }
 
 /* Runs on the processor after the halting thread's last switch. */
 void thread_halted(struct cfa_thread *t)
 {
+    registry_remove_thread(t);
     stack_release(&t->self.stack);
     context_forget(&t->self);
     t->self.state = CFA_COROUTINE_HALTED;
@@ -100,7 +94,7 @@ void cfa_thread_join(struct cfa_thread *t)
     t->joiners = self;
     spin_unlock(&t->join_lock);
     while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED)
-        cfa_park();
+        cfa_park_for("join");
 }
 
 void cfa_thread_destroy(struct cfa_thread *t)
@@ -117,7 +111,7 @@ void cfa_yield(void)
         schedule_out(t, POST_YIELD);
 }
 
-void cfa_park(void)
+void cfa_park_for(const char *reason)
 {
     struct cfa_thread *t = this_thread();
     if (!t)
@@ -127,13 +121,23 @@ void cfa_park(void)
     while (permits > 0)
         if (atomic_compare_exchange_weak(&t->ticket, &permits, permits - 1))
             return;
+    t->wait_reason = reason;
     schedule_out(t, POST_PARK);
+    t->wait_reason = NULL;
 }
+
+void cfa_park(void) { cfa_park_for("park"); }
 
 void cfa_unpark(struct cfa_thread *t)
 {
     if (atomic_fetch_add(&t->ticket, 1) == -1)
-        thread_make_ready(t);
+        thread_make_ready(t, PUSH_LOCAL);
+}
+
+void cfa_unpark_remote(struct cfa_thread *t)
+{
+    if (atomic_fetch_add(&t->ticket, 1) == -1)
+        thread_make_ready(t, PUSH_REMOTE);
 }
 
 void cfa_thread_set_name(struct cfa_thread *t, const char *name) { t->self.name = name; }

@@ -39,14 +39,18 @@ struct cfa_thread {
     struct cfa_coroutine  self;     /* the thread's own stack and main */
     struct cfa_coroutine *current;  /* coroutine executing on this thread */
     struct cfa_thread    *next;     /* intrusive link: ready queue or one wait list */
+    uint64_t              next_ready_stamp; /* in a lane: ready_stamp of `next` */
     struct cfa_cluster   *cluster;  /* where it is scheduled */
     struct cfa_processor *last_processor;
     uint64_t              ready_stamp;  /* rdtsc when last made ready */
+    uint32_t              last_lane;    /* lane it was last taken from (a hint) */
     _Atomic int           ticket;       /* park permits; -1 = parked */
     _Atomic int           state;        /* enum cfa_thread_state */
     _Atomic int           join_lock;    /* guards `joiners` against halting */
     struct cfa_thread    *joiners;      /* threads parked in join(), via next */
     uint64_t              id;           /* unique, for diagnostics */
+    const char           *wait_reason;  /* what it is blocked on, for reports */
+    struct cfa_thread    *all_prev, *all_next; /* registry of live threads */
 };
 
 /* Default usable stack size of a thread or coroutine (CFA_STACK_SIZE in the
@@ -77,6 +81,13 @@ void cfa_park(void);
 /* Gives t a permit; makes it ready on the caller's processor if it was
  * parked. Callable from any user thread or kernel thread. */
 void cfa_unpark(struct cfa_thread *t);
+
+/* As cfa_unpark, but makes t ready near the processor it last ran on
+ * (its cache is likely warm there) rather than on the caller's. */
+void cfa_unpark_remote(struct cfa_thread *t);
+
+/* Parks, recording `reason` (a static string) for deadlock reports. */
+void cfa_park_for(const char *reason);
 
 /* Names for diagnostics and debugging. The string is not copied. */
 void        cfa_thread_set_name(struct cfa_thread *t, const char *name);

@@ -1,0 +1,79 @@
+/* deadlock.c: the report when every thread is blocked for good.
+ *
+ * A processor about to block in idle sleep calls deadlock_check. The
+ * program is deadlocked when, at once: every processor of every cluster
+ * has committed to sleep (benaphore state SLEEP, so no notification is in
+ * flight to any of them), no timer or I/O completion is pending, and no
+ * ready queue holds a thread. Nothing inside the runtime can then make a
+ * thread ready again, so the blocked threads are listed and the program
+ * exits with status 1. (A kernel thread the runtime does not know could
+ * still call cfa_unpark; such programs set CFA_DEADLOCK_DETECTION=0.)
+ */
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Atomic long runtime_pending_wakeups;
+
+static bool detection = true;
+
+void deadlock_configure(void)
+{
+    const char *env = getenv("CFA_DEADLOCK_DETECTION");
+    detection = !(env && strcmp(env, "0") == 0);
+}
+
+static bool all_processors_asleep(void)
+{
+    for (struct cfa_processor_state *p = registry_processors(); p; p = p->all_next)
+        if (atomic_load(&p->sleeper.state) != IDLE_SLEEP)
+            return false;
+    return true;
+}
+
+static bool any_thread_ready(void)
+{
+    for (struct cfa_processor_state *p = registry_processors(); p; p = p->all_next)
+        if (ready_queue_any(&p->cluster->state->ready))
+            return true;
+    return false;
+}
+
+static void report(void)
+{
+    fflush(stdout);
+    fprintf(stderr, "cfa: deadlock: every thread is blocked and nothing can wake one\n");
+    registry_lock_threads();
+    for (struct cfa_thread *t = registry_threads(); t; t = t->all_next) {
+        int state = atomic_load(&t->state);
+        const char *what = state == CFA_THREAD_BLOCKED ? (t->wait_reason ? t->wait_reason : "park")
+                         : state == CFA_THREAD_READY   ? "ready, on a cluster with no processor"
+                                                       : "running";
+        if (t->id == 0)
+            fprintf(stderr, "cfa:   the program's main thread: blocked in %s\n", what);
+        else if (t->self.name)
+            fprintf(stderr, "cfa:   thread \"%s\" (type %s, id %llu): blocked in %s\n", t->self.name,
+                    t->self.type_name, (unsigned long long)t->id, what);
+        else
+            fprintf(stderr, "cfa:   thread of type %s (id %llu): blocked in %s\n", t->self.type_name,
+                    (unsigned long long)t->id, what);
+    }
+    registry_unlock_threads();
+    _exit(1);
+}
+
+void deadlock_check(void *processor)
+{
+    (void)processor;
+    if (!detection || atomic_load(&runtime_pending_wakeups) != 0)
+        return;
+    registry_lock_processors();
+    bool dead = all_processors_asleep() && atomic_load(&runtime_pending_wakeups) == 0 &&
+                !any_thread_ready() && all_processors_asleep();
+    registry_unlock_processors();
+    if (dead)
+        report();
+}

@@ -1,0 +1,139 @@
+/* preemption.c: time slices.
+ *
+ * One ticker kernel thread wakes every half slice (CFA_PREEMPTION_MS,
+ * default 10; 0 turns preemption off) and sends SIGURG to each processor
+ * that has been running the same thread since the previous tick, so a
+ * thread runs at most one and a half slices. The handler, on
+ * the interrupted thread's own stack, makes the thread yield: it switches
+ * away inside the handler, and the handler returns (restoring every
+ * register from the signal frame) whenever and wherever the thread is
+ * next scheduled.
+ *
+ * It yields only when the interrupted instruction is the program's own
+ * code: not the runtime (its code is in the section cfa_runtime_text, see
+ * the pragma at the top of each runtime file), so no runtime critical
+ * section is ever cut; and not a shared library (libc's locks are not
+ * safe to hold across a switch). Elsewhere the tick is dropped and the
+ * next one tries again.
+ *
+ * Under the sanitizers preemption is off: TSan defers asynchronous
+ * signals, which a switch inside a handler does not survive, and both
+ * link their runtimes into the program's text, where the handler would
+ * take them for the program's own code (a switch in the middle of ASan's
+ * fiber bookkeeping). For the same reason a program linked with -static
+ * must run with CFA_PREEMPTION_MS=0.
+ */
+#include "kernel.h"
+#include "context.h"
+
+#include <errno.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+
+extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
+
+static uintptr_t program_text_low, program_text_high;
+static long slice_ms = 10;
+
+static int find_program_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    /* The first object is the program itself. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            uintptr_t low = info->dlpi_addr + ph->p_vaddr;
+            if (!program_text_low || low < program_text_low)
+                program_text_low = low;
+            if (low + ph->p_memsz > program_text_high)
+                program_text_high = low + ph->p_memsz;
+        }
+    }
+    return 1;
+}
+
+static bool preemptible_at(uintptr_t pc)
+{
+    if (pc >= (uintptr_t)__start_cfa_runtime_text && pc < (uintptr_t)__stop_cfa_runtime_text)
+        return false;
+    return pc >= program_text_low && pc < program_text_high;
+}
+
+static void on_preempt(int sig, siginfo_t *info, void *uc)
+{
+    (void)sig;
+    (void)info;
+    struct cfa_processor_state *p = this_processor();
+    if (!p)
+        return;
+    struct cfa_thread *t = p->current;
+    if (!t)
+        return;
+    uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+    if (!preemptible_at(pc))
+        return;
+    int saved_errno = errno;
+    schedule_out(t, POST_YIELD);
+    errno = saved_errno;
+}
+
+static void *ticker(void *arg)
+{
+    (void)arg;
+    long half_us = slice_ms * 500;
+    struct timespec slice = { .tv_sec = half_us / 1000000, .tv_nsec = (half_us % 1000000) * 1000 };
+    for (;;) {
+        nanosleep(&slice, NULL);
+        registry_lock_processors();
+        for (struct cfa_processor_state *p = registry_processors(); p; p = p->all_next) {
+            unsigned long seen = atomic_load_explicit(&p->switches, memory_order_relaxed);
+            /* `preempt_seen` is only touched here, under the registry lock. */
+            if (seen == p->preempt_seen && p->current && p->signalable)
+                pthread_kill(p->self_kthread, SIGURG);
+            p->preempt_seen = seen;
+        }
+        registry_unlock_processors();
+    }
+    return NULL;
+}
+
+void preemption_start(void)
+{
+#if defined(CFA_TSAN) || defined(CFA_ASAN)
+    return;
+#endif
+    const char *env = getenv("CFA_PREEMPTION_MS");
+    if (env && *env) {
+        char *end;
+        long ms = strtol(env, &end, 10);
+        if (*end || ms < 0)
+            cfa_fatal("CFA_PREEMPTION_MS=%s is not a number of milliseconds", env);
+        slice_ms = ms;
+    }
+    if (slice_ms == 0)
+        return;
+    dl_iterate_phdr(find_program_text, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_preempt;
+    /* NODEFER: the handler may switch away and not return on this kernel
+     * thread for a long time; SIGURG must stay deliverable here. */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGURG, &sa, NULL);
+    pthread_t kt;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the ticker takes no signals */
+    int err = pthread_create(&kt, NULL, ticker, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err)
+        cfa_fatal("cannot start the preemption ticker: %s", strerror(err));
+    pthread_detach(kt);
+}

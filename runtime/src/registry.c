@@ -1,0 +1,82 @@
+/* registry.c: every live thread and every processor, across clusters.
+ *
+ * Read only off the hot paths: the deadlock report lists blocked threads,
+ * the preemption ticker visits processors. Each list is under its own
+ * spinlock; a thread is registered from its start to its halt. A processor
+ * is registered from the moment it is started until its kernel thread has
+ * been joined, so the deadlock check never misses one that is still
+ * coming or going; it accepts signals only while its kernel thread runs
+ * (`signalable`).
+ */
+#include "kernel.h"
+#include "spinlock.h"
+
+static _Atomic int threads_lock;
+static struct cfa_thread *threads;
+static _Atomic int processors_lock;
+static struct cfa_processor_state *processors;
+
+void registry_add_thread(struct cfa_thread *t)
+{
+    spin_lock(&threads_lock);
+    t->all_prev = NULL;
+    t->all_next = threads;
+    if (threads)
+        threads->all_prev = t;
+    threads = t;
+    spin_unlock(&threads_lock);
+}
+
+void registry_remove_thread(struct cfa_thread *t)
+{
+    spin_lock(&threads_lock);
+    if (t->all_prev)
+        t->all_prev->all_next = t->all_next;
+    else
+        threads = t->all_next;
+    if (t->all_next)
+        t->all_next->all_prev = t->all_prev;
+    t->all_prev = t->all_next = NULL;
+    spin_unlock(&threads_lock);
+}
+
+void registry_add_processor(struct cfa_processor_state *p)
+{
+    spin_lock(&processors_lock);
+    p->all_prev = NULL;
+    p->all_next = processors;
+    if (processors)
+        processors->all_prev = p;
+    processors = p;
+    spin_unlock(&processors_lock);
+}
+
+void registry_remove_processor(struct cfa_processor_state *p)
+{
+    spin_lock(&processors_lock);
+    if (p->all_prev)
+        p->all_prev->all_next = p->all_next;
+    else
+        processors = p->all_next;
+    if (p->all_next)
+        p->all_next->all_prev = p->all_prev;
+    p->all_prev = p->all_next = NULL;
+    spin_unlock(&processors_lock);
+}
+
+void registry_processor_signalable(struct cfa_processor_state *p, bool yes)
+{
+    spin_lock(&processors_lock);
+    if (yes)
+        p->self_kthread = pthread_self();
+    p->signalable = yes;
+    spin_unlock(&processors_lock);
+}
+
+void registry_lock_processors(void) { spin_lock(&processors_lock); }
+void registry_unlock_processors(void) { spin_unlock(&processors_lock); }
+struct cfa_processor_state *registry_processors(void) { return processors; }
+
+void registry_lock_threads(void) { spin_lock(&threads_lock); }
+void registry_unlock_threads(void) { spin_unlock(&threads_lock); }
+struct cfa_thread *registry_threads(void) { return threads; }

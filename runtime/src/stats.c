@@ -1,0 +1,52 @@
+/* stats.c: CFA_STATS=1 prints the scheduler's counters at exit.
+ *
+ * The counters are plain per-processor fields (no atomics on the hot
+ * paths); they are summed at exit without stopping anyone, so a count may
+ * be off by the operations in flight at that instant.
+ */
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_cluster(const char *name, struct cfa_cluster_state *cs)
+{
+    struct ready_stats s;
+    ready_queue_stats(&cs->ready, &s);
+    fprintf(stderr,
+            "cfa stats: cluster %s: processors %u, lanes %u\n"
+            "cfa stats:   push: local %lu, remote %lu, external %lu\n"
+            "cfa stats:   pop:  local %lu, helped %lu, stolen %lu, idle search %lu (help declined %lu)\n"
+            "cfa stats:   idle: sleeps %lu, notifications %lu, eventfd writes %lu\n",
+            name, atomic_load(&cs->nprocs), cs->ready.count, s.push_local, s.push_remote,
+            s.push_external, s.pop_local, s.pop_helped, s.pop_stolen, s.pop_searched, s.help_declined,
+            atomic_load(&cs->idle.sleeps), atomic_load(&cs->idle.wakeups),
+            atomic_load(&cs->idle.notify_syscalls));
+}
+
+static void print_stats(void)
+{
+    /* Clusters are reached through their processors; each printed once. */
+    struct cfa_cluster_state *seen[64];
+    unsigned nseen = 0;
+    registry_lock_processors();
+    for (struct cfa_processor_state *p = registry_processors(); p; p = p->all_next) {
+        struct cfa_cluster_state *cs = p->cluster->state;
+        bool dup = false;
+        for (unsigned i = 0; i < nseen; i++)
+            dup |= seen[i] == cs;
+        if (dup || nseen == 64)
+            continue;
+        seen[nseen++] = cs;
+        print_cluster(p->cluster->name ? p->cluster->name : "(unnamed)", cs);
+    }
+    registry_unlock_processors();
+}
+
+void stats_configure(void)
+{
+    const char *env = getenv("CFA_STATS");
+    if (env && *env && strcmp(env, "0") != 0)
+        atexit(print_stats);
+}
