@@ -31,7 +31,13 @@ static void thread_entry(void *arg)
 {
     struct cfa_thread *t = arg;
     context_arrived();
+    /* main runs as a mutex call on the thread's own monitor, which the
+     * thread has held since its start (cfa_thread_start). */
+    struct cfa_monitor *self_monitor = &t->self_monitor;
+    struct cfa_mutex_group main_call = { .monitors = &self_monitor, .count = 1 };
+    t->mutex_group = &main_call;
     t->self.main(t->self.object);
+    cfa_mutex_leave(&main_call);
     struct cfa_processor_state *p = this_processor();
     p->post = POST_HALT;
     context_switch_final(t->current, &p->sched);
@@ -52,6 +58,8 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     t->id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
     atomic_store_explicit(&t->ticket, 0, memory_order_relaxed);
     t->last_lane = UINT32_MAX;
+    t->self_monitor.owner = t; /* before anyone can call a mutex function on t */
+    t->self_monitor.recursion = 1;
     registry_add_thread(t);
     thread_make_ready(t, PUSH_LOCAL);
 }
@@ -85,6 +93,12 @@ void cfa_thread_join(struct cfa_thread *t)
         cfa_fatal("thread %s (type %s) joins itself", cfa_thread_name(t), t->self.type_name);
     if (!self)
         cfa_fatal("join of thread %s from a kernel thread that is not a processor", cfa_thread_name(t));
+    /* Join is a mutex call on t: it waits until t's main accepts it
+     * (waitfor(join, this)) or returns. */
+    struct cfa_monitor *m = &t->self_monitor;
+    struct cfa_mutex_group call;
+    cfa_mutex_enter(&call, &m, 1, cfa_join_function);
+    cfa_mutex_leave(&call);
     spin_lock(&t->join_lock);
     if (atomic_load_explicit(&t->state, memory_order_relaxed) == CFA_THREAD_HALTED) {
         spin_unlock(&t->join_lock);

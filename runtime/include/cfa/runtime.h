@@ -10,6 +10,7 @@
 
 #include <cfa/coroutine.h>
 #include <cfa/thread.h>
+#include <cfa/monitor.h>
 #include <cfa/cluster.h>
 #include <cfa/processor.h>
 #include <cfa/sleep.h>

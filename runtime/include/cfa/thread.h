@@ -8,6 +8,10 @@
  * returns and its stack is released. join() waits for HALTED and may be
  * called any number of times, by any number of threads.
  *
+ * A thread is also a monitor (self_monitor): it holds it from its start
+ * until main returns, so mutex calls on the thread wait for main to accept
+ * them (waitfor) or to end; join is such a call (cfa_join_function).
+ *
  * park/unpark: `ticket` counts permits. park() consumes one or blocks;
  * unpark() adds one and makes the thread ready if it was blocked. Each
  * unpark should pair with one park (a permit given to a running thread is
@@ -17,6 +21,7 @@
 #define CFA_THREAD_H
 
 #include <cfa/coroutine.h>
+#include <cfa/monitor.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,6 +55,8 @@ struct cfa_thread {
     struct cfa_thread    *joiners;      /* threads parked in join(), via next */
     uint64_t              id;           /* unique, for diagnostics */
     const char           *wait_reason;  /* what it is blocked on, for reports */
+    struct cfa_monitor    self_monitor; /* a thread is a monitor; main holds it */
+    struct cfa_mutex_group *mutex_group; /* innermost mutex call in progress */
     struct cfa_thread    *all_prev, *all_next; /* registry of live threads */
 };
 

@@ -1,0 +1,100 @@
+/* cfa/monitor.h: monitors, mutex calls, conditions (internal scheduling)
+ * and waitfor (external scheduling), with the semantics of the first thesis
+ * and of Cforall.
+ *
+ * A cfa_monitor is embedded in each object of a `monitor` type and in every
+ * thread (a thread is a monitor). All-zero is a free, ready monitor, and an
+ * all-zero cfa_condition is an empty condition: no set-up call.
+ *
+ * A mutex call acquires a *group*: the monitors of its mutex arguments,
+ * sorted by address (one global order, so multi-monitor calls cannot
+ * deadlock each other), duplicates removed. Acquisition is re-entrant.
+ * A monitor freed by its owner goes first to an *urgent* request (a
+ * signalled waiter, a signaller in signal_block, an acceptor whose
+ * accepted call has finished), then to the oldest *entry* request: a
+ * thread merely entering never overtakes a woken one (no barging).
+ */
+#ifndef CFA_MONITOR_H
+#define CFA_MONITOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cfa_thread;
+struct cfa_monitor_link;
+struct cfa_monitor_request;
+struct cfa_accept;
+
+struct cfa_monitor {
+    _Atomic int              lock;       /* guards every field below */
+    struct cfa_thread       *owner;
+    unsigned                 recursion;  /* owner's nesting; 0 = granted, not yet entered */
+    struct cfa_monitor_link *entry_head, *entry_tail;
+    struct cfa_monitor_link *urgent_head, *urgent_tail;
+    struct cfa_accept       *acceptor;   /* owner blocked in waitfor on this monitor */
+};
+
+struct cfa_condition {
+    struct cfa_monitor_request *head, *tail;  /* waiters, oldest first */
+};
+
+/* One mutex call's state, on the caller's stack between enter and leave. */
+struct cfa_mutex_group {
+    struct cfa_monitor    **monitors;   /* sorted, unique */
+    unsigned                count;
+    const void             *func;       /* the mutex function (waitfor's key) */
+    struct cfa_mutex_group *outer;      /* the thread's enclosing mutex call */
+};
+
+/* Prologue of a mutex call: `monitors` (an array of n pointers owned by the
+ * caller, sorted in place) are acquired, blocking the calling thread. `func`
+ * identifies the function for waitfor (its address). */
+void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, unsigned n,
+                     const void *func);
+/* Epilogue: releases what cfa_mutex_enter acquired. */
+void cfa_mutex_leave(struct cfa_mutex_group *g);
+
+/* Internal scheduling. wait releases every monitor of the current mutex
+ * call and blocks until signalled, then reacquires them before any
+ * entering thread. signal moves the first waiter to run when the signaller
+ * leaves; signal_block runs it at once and blocks the signaller until the
+ * waiter leaves or waits. Both return whether a thread was waiting. */
+void      cfa_wait(struct cfa_condition *c, uintptr_t info);
+bool      cfa_signal(struct cfa_condition *c);
+bool      cfa_signal_block(struct cfa_condition *c);
+bool      cfa_condition_empty(const struct cfa_condition *c);
+uintptr_t cfa_condition_front(const struct cfa_condition *c);
+
+/* External scheduling: one waitfor statement. Each enabled clause names a
+ * mutex function and one monitor the caller holds. */
+struct cfa_waitfor_clause {
+    const void         *func;
+    struct cfa_monitor *monitor;
+};
+
+enum {
+    CFA_WAITFOR_TIMEOUT = -1, /* the timeout elapsed first */
+    CFA_WAITFOR_ELSE = -2,    /* non-blocking and nothing was waiting */
+};
+
+/* Accepts one call matching a clause (the oldest among those already
+ * waiting, or the first to arrive), lets it run to completion inside the
+ * monitors, and returns the index of its clause. timeout_ns < 0 waits
+ * forever; `nonblocking` returns CFA_WAITFOR_ELSE at once if no call is
+ * waiting. With no enabled clause it returns CFA_WAITFOR_ELSE when
+ * nonblocking, CFA_WAITFOR_TIMEOUT after the timeout, and is an error
+ * otherwise (it could never return). */
+int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t timeout_ns,
+                bool nonblocking);
+
+/* The function identity of a thread's join, for `waitfor(join, this)`. */
+extern const char cfa_join_function[];
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,580 @@
+/* monitor.c: mutex calls, conditions and waitfor (see cfa/monitor.h).
+ *
+ * Ownership moves by *hand-off*: a monitor whose owner lets go (leave,
+ * wait, signal_block, waitfor) is given directly to the next request (urgent
+ * queue first, then entry queue) before anyone else can see it free, so no
+ * entering thread barges past a woken one.
+ *
+ * A request is a blocked thread's claim on one or more monitors; it lives
+ * on that thread's stack and has one link per monitor, so it can wait in
+ * several monitors' queues at once (a signalled waiter needs its whole
+ * group back). Each hand-off decrements `remaining`; the hand-off that
+ * brings it to zero unparks the thread. The owner field and recursion are
+ * set by the giver, so the woken thread owns everything when it runs.
+ *
+ * Invariants:
+ *  - a monitor's fields change only under its lock; several locks are
+ *    taken only in increasing address order (the group order);
+ *  - a condition's queue is touched only by threads owning its monitors;
+ *  - a request is unlinked from every queue before its thread is unparked
+ *    (remaining == 0), so it never outlives a reference to it;
+ *  - recursion == 0 with an owner means "granted by a waitfor hand-off,
+ *    not yet entered": the owner's acquisition then counts it as 1.
+ */
+#include "kernel.h"
+#include "spinlock.h"
+
+#include <cfa/monitor.h>
+#include <cfa/sleep.h>
+
+const char cfa_join_function[] = "join";
+
+struct cfa_monitor_link {
+    struct cfa_monitor_link    *next;
+    struct cfa_monitor_request *request;
+    unsigned                    index;   /* which of the request's monitors */
+};
+
+struct cfa_monitor_request {
+    struct cfa_thread          *thread;
+    struct cfa_monitor        **monitors;
+    unsigned                    count;
+    unsigned                   *recursion;  /* restored per monitor; NULL: 1 */
+    _Atomic unsigned            remaining;  /* monitors not yet handed over */
+    struct cfa_monitor_link    *links;      /* count of them */
+    struct cfa_timed_park      *timed;      /* when the thread waits with a timeout */
+    /* entry requests */
+    const void                 *func;
+    uint64_t                    arrival;
+    struct cfa_mutex_group     *group;      /* the caller's whole group */
+    unsigned                    group_index;
+    /* condition waiters */
+    uintptr_t                   info;
+    struct cfa_monitor_request *next;
+};
+
+struct cfa_accept {
+    struct cfa_thread                *thread;
+    const struct cfa_waitfor_clause  *clauses;
+    unsigned                          nclauses;
+    _Atomic int                       state;  /* ACCEPT_OPEN, _TAKEN, _TIMED_OUT */
+    int                               fired;  /* clause index of the accepted call */
+    struct cfa_monitor_request       *back;   /* the acceptor's claim to get its monitors back */
+};
+
+enum { ACCEPT_OPEN, ACCEPT_TAKEN, ACCEPT_TIMED_OUT };
+
+static _Atomic uint64_t arrivals;
+
+/* ---- queues ------------------------------------------------------------- */
+
+static void queue_append(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
+                         struct cfa_monitor_link *l)
+{
+    l->next = NULL;
+    if (*tail)
+        (*tail)->next = l;
+    else
+        *head = l;
+    *tail = l;
+}
+
+static void queue_push_front(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
+                             struct cfa_monitor_link *l)
+{
+    l->next = *head;
+    *head = l;
+    if (!*tail)
+        *tail = l;
+}
+
+static struct cfa_monitor_link *queue_pop(struct cfa_monitor_link **head, struct cfa_monitor_link **tail)
+{
+    struct cfa_monitor_link *l = *head;
+    if (l) {
+        *head = l->next;
+        if (!*head)
+            *tail = NULL;
+    }
+    return l;
+}
+
+static void queue_remove(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
+                         struct cfa_monitor_link *l)
+{
+    struct cfa_monitor_link *prev = NULL;
+    for (struct cfa_monitor_link *it = *head; it; prev = it, it = it->next) {
+        if (it != l)
+            continue;
+        if (prev)
+            prev->next = l->next;
+        else
+            *head = l->next;
+        if (*tail == l)
+            *tail = prev;
+        return;
+    }
+}
+
+/* ---- hand-off ------------------------------------------------------------ */
+
+/* Requests completed under a monitor lock, woken once it is released.
+ *
+ * The last hand-off of a request does not decrement `remaining` to zero
+ * under the lock: the waiter could then return (after a stray permit) and
+ * free its request while we still read it. The thread and timed record are
+ * copied under the lock, the timed record is claimed while `remaining` is
+ * still 1 (so it is alive), and only then is `remaining` cleared, after
+ * which the request is not touched again. Wake-ups may therefore leave a
+ * permit behind; every park in the runtime re-checks its condition. */
+struct pending_wake {
+    struct cfa_monitor_request *request;
+    struct cfa_thread          *thread;
+    struct cfa_timed_park      *timed;
+};
+
+struct wake_list {
+    struct pending_wake wakes[8];
+    unsigned count;
+};
+
+static void wake_all(struct wake_list *w)
+{
+    for (unsigned i = 0; i < w->count; i++) {
+        struct pending_wake *p = &w->wakes[i];
+        if (p->timed)
+            cfa_unpark_timed(p->timed);
+        atomic_store_explicit(&p->request->remaining, 0, memory_order_release);
+        cfa_unpark(p->thread);
+    }
+    w->count = 0;
+}
+
+/* Gives m (locked) to the request behind link l. */
+static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_list *w)
+{
+    struct cfa_monitor_request *r = l->request;
+    m->owner = r->thread;
+    m->recursion = r->recursion ? r->recursion[l->index] : 1;
+    unsigned left = 1;
+    while (!atomic_compare_exchange_weak(&r->remaining, &left, left > 1 ? left - 1 : left))
+        ;
+    if (left == 1) {
+        if (w->count == sizeof w->wakes / sizeof w->wakes[0])
+            cfa_fatal("internal: too many wake-ups from one release");
+        w->wakes[w->count++] = (struct pending_wake){ r, r->thread, r->timed };
+    }
+}
+
+/* The owner of m (locked) lets go of it entirely. */
+static void release_locked(struct cfa_monitor *m, struct wake_list *w)
+{
+    struct cfa_monitor_link *l = queue_pop(&m->urgent_head, &m->urgent_tail);
+    if (!l)
+        l = queue_pop(&m->entry_head, &m->entry_tail);
+    if (l) {
+        give(m, l, w);
+    } else {
+        m->owner = NULL;
+        m->recursion = 0;
+    }
+}
+
+static void park_until_granted(struct cfa_monitor_request *r, const char *reason)
+{
+    while (atomic_load_explicit(&r->remaining, memory_order_acquire) != 0)
+        cfa_park_for(reason);
+}
+
+static struct cfa_thread *self_or_fatal(const char *what)
+{
+    struct cfa_thread *t = this_thread();
+    if (!t)
+        cfa_fatal("%s from a kernel thread that is not a processor", what);
+    return t;
+}
+
+/* ---- mutex calls ----------------------------------------------------------- */
+
+static unsigned sort_monitors(struct cfa_monitor **m, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) {
+        struct cfa_monitor *x = m[i];
+        unsigned j = i;
+        for (; j > 0 && m[j - 1] > x; j--)
+            m[j] = m[j - 1];
+        m[j] = x;
+    }
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (k == 0 || m[k - 1] != m[i])
+            m[k++] = m[i];
+    return k;
+}
+
+static bool accepts(const struct cfa_accept *a, const struct cfa_monitor *m, const void *func, int *clause)
+{
+    for (unsigned k = 0; k < a->nclauses; k++) {
+        if (a->clauses[k].monitor == m && a->clauses[k].func == func) {
+            *clause = (int)k;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int back_index(const struct cfa_monitor_request *back, const struct cfa_monitor *m)
+{
+    for (unsigned i = 0; i < back->count; i++)
+        if (back->monitors[i] == m)
+            return (int)i;
+    return -1;
+}
+
+/* The acceptor A (owner of m, locked by the caller) hands m to thread c,
+ * and with it the monitors of c's group after position `from` that A
+ * holds (locked here, in increasing order, above m). A gets each back
+ * through its urgent request when c lets go of it. */
+static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct cfa_thread *c,
+                            struct cfa_mutex_group *cg, unsigned from, bool locked_all)
+{
+    struct cfa_monitor_request *back = a->back;
+    int i = back_index(back, m);
+    back->recursion[i] = m->recursion;
+    atomic_fetch_add(&back->remaining, 1);
+    queue_append(&m->urgent_head, &m->urgent_tail, &back->links[i]);
+    m->owner = c;
+    m->recursion = 1;
+    for (unsigned k = from + 1; cg && k < cg->count; k++) {
+        struct cfa_monitor *m2 = cg->monitors[k];
+        int j = back_index(back, m2);
+        if (j < 0)
+            continue;
+        if (!locked_all)
+            spin_lock(&m2->lock);
+        if (m2->owner == a->thread) {
+            back->recursion[j] = m2->recursion;
+            atomic_fetch_add(&back->remaining, 1);
+            queue_append(&m2->urgent_head, &m2->urgent_tail, &back->links[j]);
+            m2->owner = c;
+            m2->recursion = 0; /* granted; c's acquisition makes it 1 */
+        }
+        if (!locked_all)
+            spin_unlock(&m2->lock);
+    }
+}
+
+static void acquire(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned i)
+{
+    struct cfa_monitor *m = g->monitors[i];
+    spin_lock(&m->lock);
+    if (!m->owner) {
+        m->owner = self;
+        m->recursion = 1;
+        spin_unlock(&m->lock);
+        return;
+    }
+    if (m->owner == self) {
+        m->recursion++;
+        spin_unlock(&m->lock);
+        return;
+    }
+    int clause;
+    struct cfa_accept *a = m->acceptor;
+    if (a && accepts(a, m, g->func, &clause)) {
+        int open = ACCEPT_OPEN;
+        if (atomic_compare_exchange_strong(&a->state, &open, ACCEPT_TAKEN)) {
+            a->fired = clause;
+            m->acceptor = NULL;
+            accept_hand_off(a, m, self, g, i, false);
+            spin_unlock(&m->lock);
+            return;
+        }
+    }
+    struct cfa_monitor_link link = { .index = 0 };
+    struct cfa_monitor_request r = {
+        .thread = self, .monitors = &g->monitors[i], .count = 1, .remaining = 1,
+        .links = &link, .func = g->func, .group = g, .group_index = i,
+        .arrival = atomic_fetch_add_explicit(&arrivals, 1, memory_order_relaxed),
+    };
+    link.request = &r;
+    queue_append(&m->entry_head, &m->entry_tail, &link);
+    spin_unlock(&m->lock);
+    park_until_granted(&r, g->func == cfa_join_function ? "join" : "mutex entry");
+}
+
+void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, unsigned n,
+                     const void *func)
+{
+    struct cfa_thread *self = self_or_fatal("a mutex call");
+    g->monitors = monitors;
+    g->count = sort_monitors(monitors, n);
+    g->func = func;
+    for (unsigned i = 0; i < g->count; i++)
+        acquire(self, g, i);
+    g->outer = self->mutex_group;
+    self->mutex_group = g;
+}
+
+void cfa_mutex_leave(struct cfa_mutex_group *g)
+{
+    struct cfa_thread *self = this_thread();
+    struct wake_list w = { .count = 0 };
+    for (unsigned i = g->count; i-- > 0;) {
+        struct cfa_monitor *m = g->monitors[i];
+        spin_lock(&m->lock);
+        if (--m->recursion == 0)
+            release_locked(m, &w);
+        spin_unlock(&m->lock);
+        wake_all(&w);
+    }
+    self->mutex_group = g->outer;
+}
+
+/* ---- internal scheduling ---------------------------------------------------- */
+
+static bool owns(struct cfa_thread *self, struct cfa_monitor *m)
+{
+    spin_lock(&m->lock);
+    bool mine = m->owner == self;
+    spin_unlock(&m->lock);
+    return mine;
+}
+
+static void check_owns_all(struct cfa_thread *self, struct cfa_monitor **m, unsigned n, const char *what)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (!owns(self, m[i]))
+            cfa_fatal("%s without holding every monitor of the waiting thread's mutex call", what);
+}
+
+void cfa_wait(struct cfa_condition *c, uintptr_t info)
+{
+    struct cfa_thread *self = self_or_fatal("wait");
+    struct cfa_mutex_group *g = self->mutex_group;
+    if (!g || g->count == 0)
+        cfa_fatal("wait on a condition without holding a monitor (outside any mutex call)");
+    unsigned n = g->count;
+    unsigned recursion[n];
+    struct cfa_monitor_link links[n];
+    struct cfa_monitor_request r = {
+        .thread = self, .monitors = g->monitors, .count = n, .recursion = recursion,
+        .remaining = n, .links = links, .info = info,
+    };
+    for (unsigned i = 0; i < n; i++)
+        links[i] = (struct cfa_monitor_link){ .request = &r, .index = i };
+    r.next = NULL;
+    if (c->tail)
+        c->tail->next = &r;
+    else
+        c->head = &r;
+    c->tail = &r;
+    struct wake_list w = { .count = 0 };
+    for (unsigned i = 0; i < n; i++) {
+        struct cfa_monitor *m = g->monitors[i];
+        spin_lock(&m->lock);
+        recursion[i] = m->recursion;
+        release_locked(m, &w);
+        spin_unlock(&m->lock);
+        wake_all(&w);
+    }
+    park_until_granted(&r, "condition wait");
+}
+
+static struct cfa_monitor_request *condition_pop(struct cfa_condition *c)
+{
+    struct cfa_monitor_request *r = c->head;
+    if (r) {
+        c->head = r->next;
+        if (!c->head)
+            c->tail = NULL;
+    }
+    return r;
+}
+
+bool cfa_signal(struct cfa_condition *c)
+{
+    struct cfa_thread *self = self_or_fatal("signal");
+    struct cfa_monitor_request *r = c->head;
+    if (!r)
+        return false;
+    check_owns_all(self, r->monitors, r->count, "signal");
+    condition_pop(c);
+    /* The waiter gets its monitors back as we let go of each. */
+    for (unsigned i = 0; i < r->count; i++) {
+        struct cfa_monitor *m = r->monitors[i];
+        spin_lock(&m->lock);
+        queue_append(&m->urgent_head, &m->urgent_tail, &r->links[i]);
+        spin_unlock(&m->lock);
+    }
+    return true;
+}
+
+bool cfa_signal_block(struct cfa_condition *c)
+{
+    struct cfa_thread *self = self_or_fatal("signal_block");
+    struct cfa_monitor_request *r = c->head;
+    if (!r)
+        return false;
+    check_owns_all(self, r->monitors, r->count, "signal_block");
+    condition_pop(c);
+    unsigned n = r->count;
+    unsigned recursion[n];
+    struct cfa_monitor_link links[n];
+    struct cfa_monitor_request back = {
+        .thread = self, .monitors = r->monitors, .count = n, .recursion = recursion,
+        .remaining = n, .links = links,
+    };
+    struct wake_list w = { .count = 0 };
+    for (unsigned i = 0; i < n; i++) {
+        struct cfa_monitor *m = r->monitors[i];
+        links[i] = (struct cfa_monitor_link){ .request = &back, .index = i };
+        spin_lock(&m->lock);
+        /* The waiter first, at once; then us, before anyone else. */
+        queue_push_front(&m->urgent_head, &m->urgent_tail, &links[i]);
+        queue_push_front(&m->urgent_head, &m->urgent_tail, &r->links[i]);
+        recursion[i] = m->recursion;
+        release_locked(m, &w);
+        spin_unlock(&m->lock);
+        wake_all(&w);
+    }
+    park_until_granted(&back, "signal_block");
+    return true;
+}
+
+bool cfa_condition_empty(const struct cfa_condition *c) { return c->head == NULL; }
+
+uintptr_t cfa_condition_front(const struct cfa_condition *c)
+{
+    if (!c->head)
+        cfa_fatal("front of an empty condition");
+    return c->head->info;
+}
+
+/* ---- external scheduling ---------------------------------------------------- */
+
+static void lock_all(struct cfa_monitor **m, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        spin_lock(&m[i]->lock);
+}
+
+static void unlock_all(struct cfa_monitor **m, unsigned n)
+{
+    for (unsigned i = n; i-- > 0;)
+        spin_unlock(&m[i]->lock);
+}
+
+/* The oldest entry request matching a clause, or NULL. Locks held. */
+static struct cfa_monitor_link *oldest_accepted(const struct cfa_waitfor_clause *clauses, unsigned n,
+                                                 int *clause, struct cfa_monitor **where)
+{
+    struct cfa_monitor_link *best = NULL;
+    for (unsigned k = 0; k < n; k++) {
+        struct cfa_monitor *m = clauses[k].monitor;
+        for (struct cfa_monitor_link *l = m->entry_head; l; l = l->next) {
+            if (l->request->func != clauses[k].func)
+                continue;
+            if (!best || l->request->arrival < best->request->arrival) {
+                best = l;
+                *clause = (int)k;
+                *where = m;
+            }
+            break; /* later ones on this queue are younger */
+        }
+    }
+    return best;
+}
+
+int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t timeout_ns, bool nonblocking)
+{
+    struct cfa_thread *self = self_or_fatal("waitfor");
+    struct cfa_mutex_group *g = self->mutex_group;
+    for (unsigned k = 0; k < n; k++)
+        if (!owns(self, clauses[k].monitor))
+            cfa_fatal("waitfor on a monitor the thread does not hold (waitfor must be inside a "
+                      "mutex call on it, or in the thread's own main)");
+    if (n == 0) {
+        if (nonblocking)
+            return CFA_WAITFOR_ELSE;
+        if (timeout_ns < 0)
+            cfa_fatal("waitfor with every clause disabled by its `when` and no timeout or else: it would never return");
+        cfa_sleep_ns(timeout_ns);
+        return CFA_WAITFOR_TIMEOUT;
+    }
+
+    /* The monitors we may hand over: the clauses' and the current call's. */
+    unsigned cap = n + (g ? g->count : 0);
+    struct cfa_monitor *owned[cap];
+    unsigned count = 0;
+    for (unsigned k = 0; k < n; k++)
+        owned[count++] = clauses[k].monitor;
+    for (unsigned i = 0; g && i < g->count; i++)
+        owned[count++] = g->monitors[i];
+    count = sort_monitors(owned, count);
+
+    unsigned recursion[count];
+    struct cfa_monitor_link links[count];
+    struct cfa_timed_park timed;
+    struct cfa_monitor_request back = {
+        .thread = self, .monitors = owned, .count = count, .recursion = recursion,
+        .remaining = 0, .links = links,
+    };
+    for (unsigned i = 0; i < count; i++)
+        links[i] = (struct cfa_monitor_link){ .request = &back, .index = i };
+    struct cfa_accept accept = {
+        .thread = self, .clauses = clauses, .nclauses = n, .state = ACCEPT_OPEN, .fired = -1, .back = &back,
+    };
+
+    lock_all(owned, count);
+    int clause;
+    struct cfa_monitor *where;
+    struct cfa_monitor_link *l = oldest_accepted(clauses, n, &clause, &where);
+    if (l) {
+        /* A call is already waiting: let it in now. */
+        struct cfa_monitor_request *caller = l->request;
+        queue_remove(&where->entry_head, &where->entry_tail, l);
+        atomic_store(&accept.state, ACCEPT_TAKEN);
+        accept.fired = clause;
+        struct cfa_thread *c = caller->thread;
+        accept_hand_off(&accept, where, c, caller->group, caller->group_index, true);
+        unlock_all(owned, count);
+        /* The caller's request is not touched after this store (see wake_all). */
+        atomic_store_explicit(&caller->remaining, 0, memory_order_release);
+        cfa_unpark(c);
+        park_until_granted(&back, "waitfor");
+        return accept.fired;
+    }
+    if (nonblocking) {
+        unlock_all(owned, count);
+        return CFA_WAITFOR_ELSE;
+    }
+    if (timeout_ns >= 0) {
+        cfa_timed_park_init(&timed);
+        back.timed = &timed;
+    }
+    for (unsigned k = 0; k < n; k++)
+        clauses[k].monitor->acceptor = &accept;
+    unlock_all(owned, count);
+
+    if (timeout_ns >= 0 && cfa_park_timeout_ns(&timed, timeout_ns) == CFA_PARK_TIMED_OUT) {
+        int open = ACCEPT_OPEN;
+        if (atomic_compare_exchange_strong(&accept.state, &open, ACCEPT_TIMED_OUT)) {
+            lock_all(owned, count);
+            for (unsigned k = 0; k < n; k++)
+                if (clauses[k].monitor->acceptor == &accept)
+                    clauses[k].monitor->acceptor = NULL;
+            unlock_all(owned, count);
+            return CFA_WAITFOR_TIMEOUT;
+        }
+        /* A caller took the accept just before the timeout: wait for it. */
+    }
+    while (atomic_load(&accept.state) != ACCEPT_TAKEN || atomic_load(&back.remaining) != 0)
+        cfa_park_for("waitfor");
+    lock_all(owned, count);
+    for (unsigned k = 0; k < n; k++)
+        if (clauses[k].monitor->acceptor == &accept)
+            clauses[k].monitor->acceptor = NULL;
+    unlock_all(owned, count);
+    return accept.fired;
+}
