@@ -306,10 +306,13 @@ static void acquire(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned
 void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, unsigned n,
                      const void *func)
 {
-    struct cfa_thread *self = self_or_fatal("a mutex call");
+    struct cfa_thread *self = this_thread();
+    if (__builtin_expect(!self, 0))
+        self_or_fatal("a mutex call");
     g->monitors = monitors;
-    g->count = sort_monitors(monitors, n);
+    g->count = n > 1 ? sort_monitors(monitors, n) : n;
     g->func = func;
+    g->thread = self;
     for (unsigned i = 0; i < g->count; i++)
         acquire(self, g, i);
     g->outer = self->mutex_group;
@@ -318,17 +321,18 @@ void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, u
 
 void cfa_mutex_leave(struct cfa_mutex_group *g)
 {
-    struct cfa_thread *self = this_thread();
-    struct wake_list w = { .count = 0 };
+    struct wake_list w;
+    w.count = 0; /* not an initializer: that would zero all the slots */
     for (unsigned i = g->count; i-- > 0;) {
         struct cfa_monitor *m = g->monitors[i];
         spin_lock(&m->lock);
         if (--m->recursion == 0)
             release_locked(m, &w);
         spin_unlock(&m->lock);
-        wake_all(&w);
+        if (w.count)
+            wake_all(&w);
     }
-    self->mutex_group = g->outer;
+    g->thread->mutex_group = g->outer;
 }
 
 /* ---- internal scheduling ---------------------------------------------------- */
@@ -369,7 +373,8 @@ void cfa_wait(struct cfa_condition *c, uintptr_t info)
     else
         c->head = &r;
     c->tail = &r;
-    struct wake_list w = { .count = 0 };
+    struct wake_list w;
+    w.count = 0; /* not an initializer: that would zero all the slots */
     for (unsigned i = 0; i < n; i++) {
         struct cfa_monitor *m = g->monitors[i];
         spin_lock(&m->lock);
@@ -425,7 +430,8 @@ bool cfa_signal_block(struct cfa_condition *c)
         .thread = self, .monitors = r->monitors, .count = n, .recursion = recursion,
         .remaining = n, .links = links,
     };
-    struct wake_list w = { .count = 0 };
+    struct wake_list w;
+    w.count = 0; /* not an initializer: that would zero all the slots */
     for (unsigned i = 0; i < n; i++) {
         struct cfa_monitor *m = r->monitors[i];
         links[i] = (struct cfa_monitor_link){ .request = &back, .index = i };

@@ -34,7 +34,7 @@ static void thread_entry(void *arg)
     /* main runs as a mutex call on the thread's own monitor, which the
      * thread has held since its start (cfa_thread_start). */
     struct cfa_monitor *self_monitor = &t->self_monitor;
-    struct cfa_mutex_group main_call = { .monitors = &self_monitor, .count = 1 };
+    struct cfa_mutex_group main_call = { .monitors = &self_monitor, .count = 1, .thread = t };
     t->mutex_group = &main_call;
     t->self.main(t->self.object);
     cfa_mutex_leave(&main_call);

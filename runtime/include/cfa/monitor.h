@@ -48,6 +48,7 @@ struct cfa_mutex_group {
     unsigned                count;
     const void             *func;       /* the mutex function (waitfor's key) */
     struct cfa_mutex_group *outer;      /* the thread's enclosing mutex call */
+    struct cfa_thread      *thread;     /* the caller */
 };
 
 /* Prologue of a mutex call: `monitors` (an array of n pointers owned by the
