@@ -299,14 +299,7 @@ private:
       error(Tokens[I].Offset, "expected a time unit (ns, us, ms or s) after '`'");
       return I;
     }
-    size_t OperandBegin = None;
-    if (I > 0) {
-      const CodeToken &Prev = Tokens[I - 1];
-      if (Prev.Kind == clang::tok::numeric_constant || Prev.Kind == clang::tok::raw_identifier)
-        OperandBegin = I - 1;
-      else if (Prev.Kind == clang::tok::r_paren && Partner[I - 1] != None)
-        OperandBegin = Partner[I - 1];
-    }
+    size_t OperandBegin = I > 0 ? postfixExpressionStart(I - 1) : None;
     if (OperandBegin == None || editTouches(Tokens[OperandBegin].Offset)) {
       error(Tokens[I].Offset, "'`" + Tokens[I + 1].Text.str() +
                                   "' must follow a number, a name or a parenthesized expression");
@@ -316,6 +309,36 @@ private:
             Tokens[I + 1].Text.str() + "(", Tokens[I].Offset);
     addEdit(Tokens[I].Offset, endOf(I + 1), ")", Tokens[I].Offset);
     return I + 1;
+  }
+
+  // First token of the postfix expression ending at token Last (a number,
+  // a name, a parenthesized expression, with calls, subscripts and member
+  // accesses: `x`, `(a+b)`, `this->ms`, `f(x).d`, `a[i]`), or None.
+  size_t postfixExpressionStart(size_t Last) const {
+    size_t B = Last;
+    for (;;) {
+      const CodeToken &T = Tokens[B];
+      if (T.Kind == clang::tok::r_paren || T.Kind == clang::tok::r_square) {
+        if (Partner[B] == None)
+          return None;
+        B = Partner[B];
+        bool Postfix = B > 0 && (isName(B - 1) || isKind(B - 1, clang::tok::r_paren) ||
+                                 isKind(B - 1, clang::tok::r_square));
+        if (T.Kind == clang::tok::r_square && !Postfix)
+          return None; // a bare [..] is not an expression
+        if (!Postfix)
+          return B;
+        --B;
+        continue;
+      }
+      if (T.Kind != clang::tok::numeric_constant && !isName(B))
+        return None;
+      if (B >= 2 && (isKind(B - 1, clang::tok::period) || isKind(B - 1, clang::tok::arrow))) {
+        B -= 2;
+        continue;
+      }
+      return B;
+    }
   }
 
   // An insertion at Offset would land inside an edit already made.

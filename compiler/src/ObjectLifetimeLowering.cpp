@@ -10,6 +10,8 @@
 //  - static storage: recorded for the start-before-main and
 //    stop-after-main functions; a static local is hoisted to file scope
 //    (renamed __cfa_static_<function>_<name>_<n>) so that they can name it;
+//  - positional initializers of threads and coroutines name the
+//    descriptor explicitly (see onInitList);
 //  - by-value rules: such objects cannot be function parameters, return
 //    values, members of other aggregates, or copied.
 #include "Passes.h"
@@ -49,12 +51,15 @@ public:
       return onAssign(A);
     if (const auto *RD = Result.Nodes.getNodeAs<clang::RecordDecl>("record"))
       return onRecord(RD);
+    if (const auto *IL = Result.Nodes.getNodeAs<clang::InitListExpr>("init"))
+      return onInitList(IL);
   }
 
 private:
   LoweringContext &L;
   clang::ASTContext &Ctx;
   std::set<const clang::VarDecl *> SeenGlobals;
+  std::set<clang::SourceLocation> CompletedLists;
 
   ObjectShape shape(const clang::VarDecl *VD) { return shapeOf(VD->getType(), Ctx); }
 
@@ -223,6 +228,29 @@ private:
     L.error(A->getOperatorLoc(), describe(S) + " objects cannot be copied by assignment");
   }
 
+  // A positional initializer `{ 1, 2 }` of a thread or coroutine leaves its
+  // descriptor (the last member) to zero; say so explicitly, so that
+  // -Wmissing-field-initializers does not blame the user's code for it.
+  void onInitList(const clang::InitListExpr *IL) {
+    ExtensionKind K = kindOfType(IL->getType());
+    if (!IL->isSyntacticForm())
+      IL = IL->getSyntacticForm(); // the braces as written
+    if ((K != ExtensionKind::Thread && K != ExtensionKind::Coroutine) ||
+        IL->getNumInits() == 0 || !L.isUserCode(IL->getRBraceLoc()) ||
+        !CompletedLists.insert(IL->getRBraceLoc()).second)
+      return;
+    for (const clang::Expr *E : IL->inits())
+      if (llvm::isa<clang::DesignatedInitExpr>(E))
+        return;
+    const clang::Expr *LastInit = IL->getInit(IL->getNumInits() - 1);
+    std::optional<clang::Token> After = clang::Lexer::findNextToken(
+        Ctx.getSourceManager().getFileLoc(LastInit->getEndLoc()), Ctx.getSourceManager(), Ctx.getLangOpts());
+    bool TrailingComma = After && After->is(clang::tok::comma);
+    std::string Member = K == ExtensionKind::Thread ? "__cfa_thread" : "__cfa_cor";
+    L.rewriter().InsertTextBefore(IL->getRBraceLoc(), std::string(TrailingComma ? "" : ", ") + "." +
+                                                          Member + " = {} ");
+  }
+
   void onRecord(const clang::RecordDecl *RD) {
     ExtensionKind K = kindOfType(Ctx.getRecordType(RD));
     if ((K != ExtensionKind::Thread && K != ExtensionKind::Coroutine) ||
@@ -245,6 +273,7 @@ void lowerObjectLifetimes(LoweringContext &L) {
   Finder.addMatcher(fieldDecl().bind("field"), &Callback);
   Finder.addMatcher(binaryOperator(isAssignmentOperator()).bind("assign"), &Callback);
   Finder.addMatcher(recordDecl(isDefinition()).bind("record"), &Callback);
+  Finder.addMatcher(initListExpr().bind("init"), &Callback);
   Finder.matchAST(L.ast());
 }
 
