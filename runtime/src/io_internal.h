@@ -18,9 +18,11 @@
 #include "io_processor.h"
 
 enum io_opcode {
-    IO_READ = 1, IO_WRITE, IO_PREAD, IO_PWRITE, IO_READV, IO_WRITEV,
+    IO_READ = 1, IO_WRITE, IO_READV, IO_WRITEV,
     IO_OPENAT, IO_CLOSE, IO_FSYNC, IO_ACCEPT, IO_CONNECT,
-    IO_SEND, IO_RECV, IO_SENDMSG, IO_RECVMSG, IO_SPLICE, IO_SENDFILE,
+    IO_SEND, IO_RECV, IO_SENDMSG, IO_RECVMSG, IO_SPLICE,
+    /* From here on, the ring engine checks before submitting (io_uring.c). */
+    IO_PREAD, IO_PWRITE, IO_SENDFILE,
 };
 
 /* The kernel caps one read or write at this many bytes (MAX_RW_COUNT);

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* user_data of internal operations: bit 63 set (futures are user-space
  * pointers); wake-up timeouts also set bit 62 and carry their deadline. */
@@ -272,14 +273,38 @@ static void ring_start_slow(struct io_context *io, io_future *f)
     io_ring_poll(io);
 }
 
+/* Where io_uring and the system call part ways, before submission.
+ * Returns false with *res set when the request ends here. */
+static bool ring_precheck(io_future *f, int64_t *res)
+{
+    struct cfa_io_request *r = &f->req;
+    switch (r->opcode) {
+    case IO_PREAD:
+    case IO_PWRITE:
+        /* pread(2) fails on a pipe or socket (ESPIPE) and on a negative
+         * offset (EINVAL); io_uring would read the stream, or at the file
+         * position for -1. */
+        if (r->off < 0) {
+            *res = -EINVAL;
+            return false;
+        }
+        if (lseek(r->fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) {
+            *res = -ESPIPE;
+            return false;
+        }
+        return true;
+    case IO_SENDFILE:
+        return sendfile_begin(f, res);
+    }
+    return true;
+}
+
 void io_ring_start(struct io_context *io, io_future *f)
 {
-    if (__builtin_expect(f->req.opcode == IO_SENDFILE, 0)) {
-        int64_t res;
-        if (!sendfile_begin(f, &res)) {
-            io_complete(f, res);
-            return;
-        }
+    int64_t res;
+    if (__builtin_expect(f->req.opcode >= IO_PREAD, 0) && !ring_precheck(f, &res)) {
+        io_complete(f, res);
+        return;
     }
     /* The no-migration window (see io_start) ends when the SQE is filled. */
     struct io_uring_sqe *sqe;
@@ -351,6 +376,7 @@ void io_ring_fini(struct io_context *io)
             io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
             io_uring_sqe_set_data64(sqe, UD_IGNORE);
             io->inflight++;
+            io_stat_add(&io->stats.count[IO_SUBMITTED], 1);
         }
     }
     while (io->inflight) {
