@@ -75,8 +75,8 @@ __CFA_HELPER void *__cfa_new_copy(const void *init, size_t size) {
 }
 /* new(T, inits) is desugared to __cfa_new((T){inits}): the literal is
  * mentioned once, so an error in it is reported once. */
-#define __cfa_new(literal) ({                                               \
-    __auto_type __cfa_literal = &(literal);                                 \
+#define __cfa_new(...) ({                                                    \
+    __auto_type __cfa_literal = &(__VA_ARGS__);                               \
     (__typeof__(*__cfa_literal) *)__cfa_new_copy(__cfa_literal, sizeof *__cfa_literal); })
 
 /* delete of a plain object; cfacc rewrites delete of threads, coroutines,
