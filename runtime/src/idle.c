@@ -71,6 +71,10 @@ void idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block
     uint64_t value;
     while (read(s->fd, &value, sizeof value) < 0 && errno == EINTR)
         ;
+    /* Awake, whoever wrote the eventfd: a notifier (state AWAKE already)
+     * or the processor's io_uring (a completion or a timer; state still
+     * SLEEP, which the deadlock check must not keep seeing). */
+    atomic_store_explicit(&s->state, IDLE_AWAKE, memory_order_relaxed);
 }
 
 static void wake_sleeper(struct idle_list *l, struct idle_sleeper *s)
