@@ -51,6 +51,18 @@ __CFA_UNIT(s, INT64_C(1000000000))
 
 /* ---- threads, coroutines, scheduling ---------------------------------- */
 
+/* In C, a call to a function with one candidate only warns about a wrong
+ * pointer type. These never-usable overloads are the better match for any
+ * pointer that is not a right one, so a misuse is an error that says why;
+ * the per-type join/unpark (threads) and resume (coroutines) that cfacc
+ * declares for each type are exact matches. */
+#define __CFA_MISUSE(message) __attribute__((overloadable, unavailable(message)))
+__CFA_MISUSE("join needs a pointer to a thread") void join(const volatile void *);
+__CFA_MISUSE("unpark needs a pointer to a thread") void unpark(const volatile void *);
+__CFA_MISUSE("resume needs a pointer to a coroutine") void resume(const volatile void *);
+__CFA_MISUSE("migrate needs a pointer to a cluster") void migrate(const volatile void *);
+__CFA_MISUSE("delete needs a pointer from new") void delete(long double);
+
 __CFA_BUILTIN void yield(void) { cfa_yield(); }
 __CFA_BUILTIN void park(void) { cfa_park(); }
 __CFA_BUILTIN void unpark(struct cfa_thread *t) { cfa_unpark(t); }
