@@ -1,0 +1,3 @@
+module cfa-lite/bench/io/echo_go
+
+go 1.21
