@@ -1,0 +1,61 @@
+# cfa-lite: the two commands of README.md, and their parts.
+#
+#   make demo    set up, build, run the showcase program
+#   make check   set up, build build/ build-asan/ build-tsan/, run every test
+#
+# Parts: setup, build, build-asan, build-tsan, test, bench, clean.
+# JOBS=n limits build parallelism (default: number of CPUs).
+
+SHELL   := /bin/bash
+CC      := clang-19
+CXX     := clang++-19
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD_TYPE ?= RelWithDebInfo
+export CC CXX
+
+.PHONY: all setup build build-asan build-tsan demo check test bench clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+# One configure+build rule for the three build directories.
+#  $(1): directory  $(2): extra CMake arguments
+define cmake_build
+	@if [ ! -f $(1)/build.ninja ]; then \
+	  cmake -S . -B $(1) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	    -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) $(2) >/dev/null \
+	  || { rm -f $(1)/build.ninja; exit 1; }; fi
+	ninja -C $(1) -j $(JOBS)
+endef
+
+build: setup
+	$(call cmake_build,build,)
+
+build-asan: setup
+	$(call cmake_build,build-asan,-DCFA_SANITIZE=address)
+
+build-tsan: setup
+	$(call cmake_build,build-tsan,-DCFA_SANITIZE=thread)
+
+# The showcase. For now a C program on the runtime's C API.
+demo: build
+	$(CC) -O2 -g -Wall -Iruntime/include examples/demo_c.c \
+	  build/runtime/libcfa.a -luring -lhwloc -lpthread -o build/demo_c
+	build/demo_c
+
+# Everything: builds, lit on the three build trees, the stress pass, and a
+# final "N passed, N failed" line. See scripts/check.sh.
+check: setup
+	@JOBS=$(JOBS) scripts/check.sh
+
+# Only the lit suites of build/ (no set-up, no sanitizer builds).
+test: build
+	@scripts/check.sh --normal-only --no-build
+
+bench: build
+	bench/micro/run.sh
+
+clean:
+	rm -rf build build-asan build-tsan
