@@ -58,6 +58,7 @@ public:
   DesugaredFile run() {
     tokenize();
     matchBrackets();
+    DeclaresOwnNew = declaresFunctionNamedNew();
     for (size_t I = 0; I < Tokens.size(); ++I)
       I = desugarAt(I);
     collectTopLevelGroups();
@@ -71,6 +72,7 @@ private:
   std::vector<size_t> Partner; // index of the matching bracket, or npos
   std::vector<Edit> Edits;
   DesugaredFile Result;
+  bool DeclaresOwnNew = false; // the file's C code has a function named new
   static constexpr size_t None = static_cast<size_t>(-1);
 
   void tokenize() {
@@ -245,17 +247,27 @@ private:
     return I;
   }
 
+  // `T new(`: the word before is a type (or a name), not an expression
+  // keyword, so a C function named new is being declared or defined.
+  bool isNewDeclaration(size_t I) const {
+    if (I == 0 || Tokens[I - 1].Kind != clang::tok::raw_identifier)
+      return false;
+    llvm::StringRef Prev = Tokens[I - 1].Text;
+    return !(Prev == "return" || Prev == "case" || Prev == "sizeof" || Prev == "else" || Prev == "do");
+  }
+
+  // A C file with its own function `new` keeps it: then `new(` is a call.
+  bool declaresFunctionNamedNew() const {
+    for (size_t I = 0; I + 1 < Tokens.size(); ++I)
+      if (isWord(I, "new") && isKind(I + 1, clang::tok::l_paren) && isNewDeclaration(I))
+        return true;
+    return false;
+  }
+
   // new(T) / new(T, initializers) in expression position.
   size_t desugarNew(size_t I) {
-    if (!isKind(I + 1, clang::tok::l_paren))
+    if (DeclaresOwnNew || !isKind(I + 1, clang::tok::l_paren))
       return I;
-    if (I > 0 && Tokens[I - 1].Kind == clang::tok::raw_identifier) {
-      llvm::StringRef Prev = Tokens[I - 1].Text;
-      bool ExpressionKeyword = Prev == "return" || Prev == "case" || Prev == "sizeof" ||
-                               Prev == "else" || Prev == "do";
-      if (!ExpressionKeyword)
-        return I; // `T new(...)`: a C function named new is being declared
-    }
     size_t Close = Partner[I + 1];
     if (Close == None) {
       error(Tokens[I].Offset, "expected ')' to end 'new'");

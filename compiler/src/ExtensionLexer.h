@@ -10,6 +10,8 @@
 //   thread X ;                     -> struct X ;
 //   main(X *p)                     -> __cfa_main_X(X *p)   (one pointer param)
 //   new(T, inits)                  -> __cfa_new((T){inits})
+//                                     (not in a file that declares its own
+//                                     C function named new)
 //   10`ms, x`s, (a+b)`us           -> ms(10), s(x), us((a+b))
 //
 // The prologue includes <cfa/prelude.h> and declares, per type, the typedef
