@@ -392,7 +392,7 @@ private:
       Synthesize(prologueFor(T), T.KeywordOffset);
     Synthesize("\n#line 1 " + quoted(PresumedName) + "\n", 0);
 
-    std::stable_sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) {
+    std::sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) {
       return A.Begin != B.Begin ? A.Begin < B.Begin : A.Sequence < B.Sequence;
     });
     unsigned Cursor = 0;
@@ -401,7 +401,10 @@ private:
         continue; // defensive: patterns never overlap
       Out.append(Source.data() + Cursor, E.Begin - Cursor);
       Map.appendCopied(E.Begin - Cursor, Cursor);
-      Synthesize(E.Replacement, E.Anchor);
+      // A replaced range may span lines (`new\n(`, an escaped newline in a
+      // token): keep its newlines so that every later line keeps its number.
+      size_t Newlines = Source.slice(E.Begin, E.End).count('\n');
+      Synthesize(E.Replacement + std::string(Newlines, '\n'), E.Anchor);
       Cursor = E.End;
     }
     Out.append(Source.data() + Cursor, Source.size() - Cursor);
