@@ -4,6 +4,7 @@
  * usage: echo_epoll   (listens on 127.0.0.1, an ephemeral port, printed on
  *                      stdout)
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
