@@ -39,11 +39,10 @@ build-asan: setup
 build-tsan: setup
 	$(call cmake_build,build-tsan,-DCFA_SANITIZE=thread)
 
-# The showcase. For now a C program on the runtime's C API.
+# The showcase: a cfa-lite program (threads, coroutines, processors).
 demo: build
-	$(CC) -O2 -g -Wall -Iruntime/include examples/demo_c.c \
-	  build/runtime/libcfa.a -luring -lhwloc -lpthread -o build/demo_c
-	build/demo_c
+	build/compiler/cfacc -O2 -g -Wall examples/showcase.cfa -o build/showcase
+	build/showcase
 
 # Everything: builds, lit on the three build trees, the stress pass, and a
 # final "N passed, N failed" line. See scripts/check.sh.
