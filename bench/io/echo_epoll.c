@@ -4,7 +4,9 @@
  * usage: echo_epoll   (listens on 127.0.0.1, an ephemeral port, printed on
  *                      stdout)
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4 */
+#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>

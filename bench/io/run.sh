@@ -38,8 +38,8 @@ measure() { # server conns
   local server=$1 conns=$2 pid rate port="" out=$bin/port
   : >"$out"
   case $server in
-    cfa)    "${server_cpu[@]}" "$bin/echo_cfa" >"$out" & ;;
-    cfa-fb) CFA_IO=fallback "${server_cpu[@]}" "$bin/echo_cfa" >"$out" & ;;
+    cfa)    "${server_cpu[@]}" "$bin/echo_cfa" >"$out" 2>>"$bin/cfa.log" & ;;
+    cfa-fb) CFA_IO=fallback "${server_cpu[@]}" "$bin/echo_cfa" >"$out" 2>>"$bin/cfa.log" & ;;
     epoll)  "${server_cpu[@]}" "$bin/echo_epoll" >"$out" & ;;
     go)     GOMAXPROCS=1 "${server_cpu[@]}" "$bin/echo_go" >"$out" & ;;
   esac
@@ -55,21 +55,26 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 servers=(cfa cfa-fb epoll go)
 declare -A results
-echo "echo benchmark: $SIZE-byte messages, $RUNS runs of ${SECONDS_PER_RUN}s per figure, median; round trips/s"
+echo "echo benchmark: $SIZE-byte messages, $RUNS runs of ${SECONDS_PER_RUN}s per figure; round trips/s"
+echo "(medians; 'paired' ratios are medians of the per-run ratios, runs of the servers interleaving)"
 for conns in $CONNS; do
   for run in $(seq "$RUNS"); do
     for s in "${servers[@]}"; do
       results[$s,$conns]+="$(measure "$s" "$conns") "
     done
   done
-  printf '%-5s connections:' "$conns"
+  printf '%-3s connection(s):' "$conns"
   declare -A med
   for s in "${servers[@]}"; do
     med[$s]=$(tr ' ' '\n' <<<"${results[$s,$conns]}" | grep . | median)
     printf '  %s %.0f' "$s" "${med[$s]}"
   done
-  printf '\n      ratios: cfa/epoll %.2f  cfa/go %.2f  cfa-fb/epoll %.2f  go/epoll %.2f\n' \
-    "$(echo "${med[cfa]} / ${med[epoll]}" | bc -l)" "$(echo "${med[cfa]} / ${med[go]}" | bc -l)" \
-    "$(echo "${med[cfa-fb]} / ${med[epoll]}" | bc -l)" "$(echo "${med[go]} / ${med[epoll]}" | bc -l)"
+  echo
+  for pair in cfa/epoll cfa/go cfa-fb/epoll go/epoll; do
+    a=${pair%/*} b=${pair#*/}
+    paired=$(paste <(tr ' ' '\n' <<<"${results[$a,$conns]}" | grep .) <(tr ' ' '\n' <<<"${results[$b,$conns]}" | grep .) |
+             awk '{ print $1 / $2 }' | median)
+    printf '      %-12s median ratio %.2f  paired %.2f\n' "$pair" "$(echo "${med[$a]} / ${med[$b]}" | bc -l)" "$paired"
+  done
   for s in "${servers[@]}"; do echo "      $s runs: ${results[$s,$conns]}"; done
 done
