@@ -30,7 +30,6 @@
 #ifndef CFA_IO_H
 #define CFA_IO_H
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -79,7 +78,7 @@ ssize_t cfa_io_wait(io_future *f);
 
 /* Whether f has completed (cfa_io_wait would return at once). It also lets
  * the processor submit pending requests, so a polling loop progresses. */
-bool cfa_io_available(io_future *f);
+_Bool cfa_io_available(io_future *f);
 
 /* --- synchronous calls ------------------------------------------------- */
 ssize_t cfa_read(int fd, void *buf, size_t count);

@@ -17,7 +17,6 @@
 #ifndef CFA_MONITOR_H
 #define CFA_MONITOR_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -65,9 +64,9 @@ void cfa_mutex_leave(struct cfa_mutex_group *g);
  * leaves; signal_block runs it at once and blocks the signaller until the
  * waiter leaves or waits. Both return whether a thread was waiting. */
 void      cfa_wait(struct cfa_condition *c, uintptr_t info);
-bool      cfa_signal(struct cfa_condition *c);
-bool      cfa_signal_block(struct cfa_condition *c);
-bool      cfa_condition_empty(const struct cfa_condition *c);
+_Bool      cfa_signal(struct cfa_condition *c);
+_Bool      cfa_signal_block(struct cfa_condition *c);
+_Bool      cfa_condition_empty(const struct cfa_condition *c);
 uintptr_t cfa_condition_front(const struct cfa_condition *c);
 
 /* External scheduling: one waitfor statement. Each enabled clause names a
@@ -90,7 +89,7 @@ enum {
  * nonblocking, CFA_WAITFOR_TIMEOUT after the timeout, and is an error
  * otherwise (it could never return). */
 int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t timeout_ns,
-                bool nonblocking);
+                _Bool nonblocking);
 
 /* The function identity of a thread's join, for `waitfor(join, this)`. */
 extern const char cfa_join_function[];

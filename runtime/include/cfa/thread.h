@@ -22,7 +22,6 @@
 
 #include <cfa/coroutine.h>
 #include <cfa/monitor.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
