@@ -3,8 +3,9 @@
 #
 #   1. configure and build build/ (everything), build-asan/ and build-tsan/
 #      (the runtime only; CMake turns the compiler off there);
-#   2. lit on build/test (every suite), on build-asan/test/runtime and
-#      build-tsan/test/runtime;
+#   2. lit on build/test (every suite), and on the C-API suites of
+#      build-asan/test and build-tsan/test (every suite but the compiler's:
+#      $SAN_SUITES, default runtime and whatever else test/ holds);
 #   3. the stress pass: the runtime suite again with -Dstress=$STRESS;
 #   4. a final line "N passed, N failed" summing every lit run (a build that
 #      fails counts as one failure); exit status non-zero on any failure.
@@ -77,13 +78,15 @@ PY
   summary+=("$label: $p passed, $f failed, $u unsupported")
 }
 
-run_lit() {  # label, path, extra lit args...
-  local label=$1 path=$2; shift 2
+run_lit() {  # label, paths..., then lit options (starting with -)
+  local label=$1; shift
+  local paths=() opts=()
+  for a in "$@"; do case "$a" in -*) opts+=("$a") ;; *) paths+=("$a") ;; esac; done
   local json="$results/$(echo "$label" | tr -c 'a-zA-Z0-9\n' _).json"
-  echo "=== lit $label ($path)"
-  mkdir -p "$path"
+  echo "=== lit $label (${paths[*]})"
+  mkdir -p "${paths[@]}"
   # shellcheck disable=SC2086
-  "${lit[@]}" -sv -j "$LIT_JOBS" -o "$json" "$@" ${LIT_ARGS:-} "$path" </dev/null
+  "${lit[@]}" -sv -j "$LIT_JOBS" -o "$json" "${opts[@]}" ${LIT_ARGS:-} "${paths[@]}" </dev/null
   count "$label" "$json"
 }
 
@@ -99,11 +102,23 @@ else
 fi
 
 if [ $normal_only = 0 ]; then
-  # The sanitizer builds: the runtime suite only.
+  # The sanitizer builds have no compiler: the suites on the C API only.
+  if [ -z "${SAN_SUITES:-}" ]; then
+    SAN_SUITES=runtime
+    for d in test/*/; do
+      d=$(basename "$d")
+      case " runtime translate diagnostics run conformance include Inputs " in
+        *" $d "*) ;;
+        *) SAN_SUITES="$SAN_SUITES $d" ;;
+      esac
+    done
+  fi
   for san in asan:address tsan:thread; do
     dir=build-${san%%:*}
     if [ $no_build = 1 ] || build_dir "$dir" -DCFA_SANITIZE="${san#*:}"; then
-      run_lit "$dir" "$dir/test/runtime"
+      paths=()
+      for s in $SAN_SUITES; do paths+=("$dir/test/$s"); done
+      run_lit "$dir" "${paths[@]}"
     else
       build_failed "$dir"
     fi

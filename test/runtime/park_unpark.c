@@ -1,16 +1,14 @@
 // park/unpark: permits (an unpark before the park is kept, so the park
 // returns at once), strict ping-pong between two threads on 2 processors,
-// one waker unparking many sleepers, and unpark from a plain pthread
-// that is not a processor.
+// and one waker unparking many sleepers. (Unpark from a pthread that is
+// not a processor: unpark_from_pthread.c.)
 //
 // RUN: %cc %s -I%S/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
 // CHECK: permit: unpark before park returns at once ok
 // CHECK-NEXT: ping-pong 100000 exchanges on 2 processors ok
 // CHECK-NEXT: waker: 100 sleepers x 100 wake-ups ok
-// CHECK-NEXT: pthread unparks 1000 times ok
 #include "check.h"
-#include <pthread.h>
 
 /* ---------- permits ---------- */
 struct sleeper {
@@ -62,26 +60,6 @@ static void sleeper_main(void *object) {
         s->wakeups++;
         atomic_fetch_add(&woken, 1);
     }
-}
-
-/* ---------- a pthread unparks a user thread ---------- */
-enum { PTHREAD_WAKES = 1000 };
-static _Atomic int acks;
-static void waiter_main(void *object) {
-    struct sleeper *s = object;
-    for (int i = 0; i < PTHREAD_WAKES; i++) {
-        cfa_park();
-        s->wakeups++;
-        atomic_store(&acks, i + 1);
-    }
-}
-static void *pthread_waker(void *arg) {
-    struct sleeper *s = arg;
-    for (int i = 0; i < PTHREAD_WAKES; i++) {
-        cfa_unpark(&s->thread);
-        while (atomic_load(&acks) != i + 1) sched_yield();
-    }
-    return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -137,19 +115,6 @@ int main(int argc, char **argv) {
         CHECK_EQ(atomic_load(&woken), (long)SLEEPERS * WAKES);
         if (r == 0) printf("waker: %d sleepers x %d wake-ups ok\n", SLEEPERS, WAKES);
         procs_stop(&procs);
-
-        /* pthread waker (1 processor) */
-        struct sleeper t;
-        memset(&t, 0, sizeof t);
-        atomic_store(&acks, 0);
-        cfa_thread_start(&t.thread, waiter_main, &t, "Waiter", 0);
-        pthread_t pt;
-        CHECK(pthread_create(&pt, NULL, pthread_waker, &t) == 0);
-        cfa_thread_join(&t.thread);
-        pthread_join(pt, NULL);
-        CHECK_EQ(t.wakeups, PTHREAD_WAKES);
-        cfa_thread_destroy(&t.thread);
-        if (r == 0) printf("pthread unparks %d times ok\n", PTHREAD_WAKES);
     }
     return 0;
 }
