@@ -54,34 +54,36 @@ static const clang::RecordDecl *recordOf(const ObjectShape &S) {
   return S.Element.getCanonicalType()->getAsRecordDecl();
 }
 
-std::string LoweringContext::startFunction(const ObjectShape &S) {
+// The helpers of a kind. Per-type helpers (threads, coroutines) carry the
+// record's tag; processors and clusters use the prelude's generic ones.
+// An empty name: the kind has no such step (a coroutine is never started).
+namespace {
+struct KindFunctions {
+  std::string Start, Destroy, Delete;
+};
+KindFunctions functionsFor(const ObjectShape &S) {
   switch (S.Kind) {
-  case ExtensionKind::Thread: return "__cfa_start_" + typeNameOf(S.Element);
-  case ExtensionKind::Processor: return "__cfa_processors_start";
-  case ExtensionKind::Cluster: return "__cfa_clusters_init";
-  default: return "";
+  case ExtensionKind::Thread: {
+    std::string T = typeNameOf(S.Element);
+    return {"__cfa_start_" + T, "__cfa_destroy_" + T, "__cfa_delete_" + T};
   }
+  case ExtensionKind::Coroutine: {
+    std::string T = typeNameOf(S.Element);
+    return {"", "__cfa_destroy_" + T, "__cfa_delete_" + T};
+  }
+  case ExtensionKind::Processor:
+    return {"__cfa_processors_start", "__cfa_processors_stop", "__cfa_delete_processor"};
+  case ExtensionKind::Cluster:
+    return {"__cfa_clusters_init", "__cfa_clusters_destroy", "__cfa_delete_cluster"};
+  case ExtensionKind::None: break;
+  }
+  return {};
 }
+} // namespace
 
-std::string LoweringContext::destroyFunction(const ObjectShape &S) {
-  switch (S.Kind) {
-  case ExtensionKind::Thread:
-  case ExtensionKind::Coroutine: return "__cfa_destroy_" + typeNameOf(S.Element);
-  case ExtensionKind::Processor: return "__cfa_processors_stop";
-  case ExtensionKind::Cluster: return "__cfa_clusters_destroy";
-  default: return "";
-  }
-}
-
-std::string LoweringContext::deleteFunction(const ObjectShape &S) {
-  switch (S.Kind) {
-  case ExtensionKind::Thread:
-  case ExtensionKind::Coroutine: return "__cfa_delete_" + typeNameOf(S.Element);
-  case ExtensionKind::Processor: return "__cfa_delete_processor";
-  case ExtensionKind::Cluster: return "__cfa_delete_cluster";
-  default: return "";
-  }
-}
+std::string LoweringContext::startFunction(const ObjectShape &S) { return functionsFor(S).Start; }
+std::string LoweringContext::destroyFunction(const ObjectShape &S) { return functionsFor(S).Destroy; }
+std::string LoweringContext::deleteFunction(const ObjectShape &S) { return functionsFor(S).Delete; }
 
 std::string LoweringContext::cleanupFunction(const ObjectShape &S) {
   std::string Count = std::to_string(S.Count);

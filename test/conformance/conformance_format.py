@@ -22,9 +22,10 @@ def _matches_some_line(regex, text):
 
 
 class ConformanceFormat(lit.formats.TestFormat):
-    def __init__(self, cfacc, expected_to_fail):
+    def __init__(self, cfacc, expected_to_fail, left_out):
         self.cfacc = cfacc
         self.expected_to_fail = expected_to_fail
+        self.left_out = left_out
 
     def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
         source = testSuite.getSourcePath(path_in_suite)
@@ -39,6 +40,8 @@ class ConformanceFormat(lit.formats.TestFormat):
         src = test.getSourcePath()
         base = src[:-4]
         name = os.path.basename(base)
+        if name in self.left_out:
+            return lit.Test.Result(lit.Test.UNSUPPORTED, "left out: " + self.left_out[name])
         notes = []
         if name in self.expected_to_fail:
             notes.append("expected to fail: " + self.expected_to_fail[name])
