@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
+#include <map>
 
 namespace cfacc {
 namespace {
@@ -71,6 +72,7 @@ private:
   std::vector<CodeToken> Tokens;
   std::vector<size_t> Partner; // index of the matching bracket, or npos
   std::vector<Edit> Edits;
+  std::map<unsigned, unsigned> Replaced; // Begin -> End of replacing edits
   DesugaredFile Result;
   bool DeclaresOwnNew = false; // the file's C code has a function named new
   static constexpr size_t None = static_cast<size_t>(-1);
@@ -115,10 +117,12 @@ private:
       else if (K == clang::tok::r_brace) Opener = clang::tok::l_brace;
       else if (K == clang::tok::r_square) Opener = clang::tok::l_square;
       else continue;
-      // Unbalanced input: pop to the nearest opener of the right kind.
-      auto It = std::find_if(Open.rbegin(), Open.rend(),
-                             [&](size_t J) { return Tokens[J].Kind == Opener; });
-      if (It == Open.rend())
+      // Unbalanced input: pop to the nearest opener of the right kind, but
+      // look only a few levels down, so that hostile input stays linear.
+      constexpr long SearchDepth = 16;
+      auto Limit = Open.rbegin() + std::min<long>(SearchDepth, static_cast<long>(Open.size()));
+      auto It = std::find_if(Open.rbegin(), Limit, [&](size_t J) { return Tokens[J].Kind == Opener; });
+      if (It == Limit)
         continue;
       size_t J = *It;
       Open.erase(std::next(It).base(), Open.end());
@@ -162,6 +166,8 @@ private:
 
   void addEdit(unsigned Begin, unsigned End, std::string Text, unsigned Anchor) {
     Edits.push_back({Begin, End, std::move(Text), Anchor, static_cast<unsigned>(Edits.size())});
+    if (Begin < End)
+      Replaced[Begin] = End;
   }
   void replaceToken(size_t I, std::string Text) {
     addEdit(Tokens[I].Offset, endOf(I), std::move(Text), Tokens[I].Offset);
@@ -353,10 +359,15 @@ private:
     }
   }
 
-  // An insertion at Offset would land inside an edit already made.
+  // An insertion at Offset would land inside a range already replaced.
+  // Replaced ranges never overlap, so only the last one starting before
+  // Offset can hold it.
   bool editTouches(unsigned Offset) const {
-    return std::any_of(Edits.begin(), Edits.end(),
-                       [&](const Edit &E) { return E.Begin < Offset && Offset < E.End; });
+    auto It = Replaced.lower_bound(Offset);
+    if (It == Replaced.begin())
+      return false;
+    --It;
+    return It->first < Offset && Offset < It->second;
   }
 
   static std::string quoted(llvm::StringRef Name) {

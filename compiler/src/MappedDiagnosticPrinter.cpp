@@ -58,9 +58,11 @@ void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level L
     BeginSourceFile(LangOpts, nullptr);
   llvm::SmallString<256> Message;
   Info.FormatDiagnostic(Message);
-  std::string Text = llvm::Regex("__cfa_main_[A-Za-z0-9_]+").sub("main", Message.str());
-  while (Text.find("__cfa_main_") != std::string::npos)
-    Text = llvm::Regex("__cfa_main_[A-Za-z0-9_]+").sub("main", Text);
+  // Show the renamed type mains as the user wrote them.
+  static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_]+");
+  std::string Text = Message.str().str();
+  while (TypeMain.match(Text))
+    Text = TypeMain.sub("main", Text);
 
   llvm::StringRef Flag = clang::DiagnosticIDs::getWarningOptionForDiag(Info.getID());
   if (!Flag.empty() && Level == clang::DiagnosticsEngine::Warning)
