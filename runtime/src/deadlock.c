@@ -6,17 +6,48 @@
  * flight to any of them), no timer or I/O completion is pending, and no
  * ready queue holds a thread. Nothing inside the runtime can then make a
  * thread ready again, so the blocked threads are listed and the program
- * exits with status 1. (A kernel thread the runtime does not know could
- * still call cfa_unpark; such programs set CFA_DEADLOCK_DETECTION=0.)
+ * exits with status 1.
+ *
+ * A kernel thread the runtime did not create (the program's own pthreads)
+ * could still call cfa_unpark later, so while one exists the check stays
+ * silent: every runtime kernel thread counts itself (runtime_kthreads) and
+ * the check compares with the tasks in /proc/self/task. This costs a
+ * directory read, only when every processor has just fallen asleep.
+ * CFA_DEADLOCK_DETECTION=0 turns the check off.
  */
 #include "kernel.h"
+#include "context.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 _Atomic long runtime_pending_wakeups;
+static _Atomic int runtime_kthreads = 1; /* the main kernel thread */
+
+void runtime_kthread_enter(void) { atomic_fetch_add(&runtime_kthreads, 1); }
+void runtime_kthread_leave(void) { atomic_fetch_sub(&runtime_kthreads, 1); }
+
+/* Whether a kernel thread the runtime did not create exists. */
+static bool foreign_kthreads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return true; /* cannot tell: do not claim a deadlock */
+    int tasks = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            tasks++;
+    closedir(d);
+    int ours = atomic_load(&runtime_kthreads);
+#ifdef CFA_TSAN
+    if (ours > 1)
+        ours++; /* ThreadSanitizer's background thread, started with the second thread */
+#endif
+    return tasks > ours;
+}
 
 static bool detection = true;
 
@@ -74,6 +105,8 @@ void deadlock_check(void *processor)
     bool dead = all_processors_asleep() && atomic_load(&runtime_pending_wakeups) == 0 &&
                 !any_thread_ready() && all_processors_asleep();
     registry_unlock_processors();
+    if (dead && foreign_kthreads())
+        return;
     if (dead)
         report();
 }

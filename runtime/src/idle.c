@@ -63,8 +63,9 @@ void idle_unregister(struct idle_list *l, struct idle_sleeper *s)
 
 void idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg)
 {
-    if (atomic_exchange(&s->state, IDLE_SLEEP) != IDLE_SEARCH)
-        return; /* notified during the search: no system call on either side */
+    int searching = IDLE_SEARCH;
+    if (!atomic_compare_exchange_strong(&s->state, &searching, IDLE_SLEEP))
+        return; /* notified during the search (AWAKE stays): no system call on either side */
     atomic_fetch_add_explicit(&l->sleeps, 1, memory_order_relaxed);
     if (before_block)
         before_block(arg);

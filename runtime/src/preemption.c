@@ -86,6 +86,7 @@ static void on_preempt(int sig, siginfo_t *info, void *uc)
 static void *ticker(void *arg)
 {
     (void)arg;
+    runtime_kthread_enter();
     long half_us = slice_ms * 500;
     struct timespec slice = { .tv_sec = half_us / 1000000, .tv_nsec = (half_us % 1000000) * 1000 };
     for (;;) {

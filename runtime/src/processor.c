@@ -136,6 +136,7 @@ void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *h
 static void *processor_kthread(void *arg)
 {
     struct cfa_processor_state *s = arg;
+    runtime_kthread_enter();
     cfa_tls_processor = s;
     context_adopt_native(&s->sched);
     fault_thread_enter(s);
@@ -151,6 +152,7 @@ static void *processor_kthread(void *arg)
     struct cfa_thread *stopper = s->stopper;
     atomic_store(&s->left, true);
     cfa_unpark(stopper);
+    runtime_kthread_leave();
     return NULL;
 }
 

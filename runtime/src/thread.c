@@ -114,6 +114,14 @@ void cfa_thread_join(struct cfa_thread *t)
 void cfa_thread_destroy(struct cfa_thread *t)
 {
     cfa_thread_join(t);
+    /* Back to a not-started thread (the stack went at halt): the object
+     * may be freed, or started again. Other joiners must be done. */
+    atomic_store_explicit(&t->state, CFA_THREAD_INACTIVE, memory_order_relaxed);
+    t->self.state = CFA_COROUTINE_INACTIVE;
+    t->joiners = NULL;
+    atomic_store_explicit(&t->ticket, 0, memory_order_relaxed);
+    memset(&t->self_monitor, 0, sizeof t->self_monitor);
+    t->mutex_group = NULL;
 }
 
 struct cfa_thread *cfa_active_thread(void) { return this_thread(); }

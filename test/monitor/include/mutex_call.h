@@ -7,6 +7,7 @@
 #define CFA_TEST_MUTEX_CALL_H
 
 #include "../../runtime/include/check.h"
+#include <stdbool.h>
 
 static inline void mutex_call_leave(struct cfa_mutex_group *g) { cfa_mutex_leave(g); }
 
