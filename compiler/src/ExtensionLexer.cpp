@@ -305,7 +305,7 @@ private:
       replaceToken(Comma, "){");
       replaceToken(Close, "})");
     } else {
-      replaceToken(Close, "){})");
+      replaceToken(Close, "){0})");
     }
     return I + 1; // the initializers are scanned normally (nested new, literals)
   }

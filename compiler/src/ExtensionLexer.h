@@ -9,7 +9,7 @@
 //   thread X {  /  coroutine X {   -> struct X { ... <descriptor member>; }
 //   thread X ;                     -> struct X ;
 //   main(X *p)                     -> __cfa_main_X(X *p)   (one pointer param)
-//   new(T, inits)                  -> __cfa_new((T){inits})
+//   new(T, inits)                  -> __cfa_new((T){inits})  (new(T): (T){0})
 //                                     (not in a file that declares its own
 //                                     C function named new)
 //   10`ms, x`s, (a+b)`us           -> ms(10), s(x), us((a+b))

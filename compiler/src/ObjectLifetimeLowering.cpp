@@ -131,7 +131,7 @@ private:
         continue;
       std::string Attr = " __attribute__((cleanup(" + L.cleanupFunction(S) + ")))";
       if (!VD->hasInit())
-        Attr += " = {}";
+        Attr += " = {0}";
       L.rewriter().InsertTextAfterToken(declaratorEnd(VD), Attr);
       std::string Start = L.startFunction(S);
       if (!Start.empty())
@@ -248,7 +248,7 @@ private:
     bool TrailingComma = After && After->is(clang::tok::comma);
     std::string Member = K == ExtensionKind::Thread ? "__cfa_thread" : "__cfa_cor";
     L.rewriter().InsertTextBefore(IL->getRBraceLoc(), std::string(TrailingComma ? "" : ", ") + "." +
-                                                          Member + " = {} ");
+                                                          Member + " = {0} ");
   }
 
   void onRecord(const clang::RecordDecl *RD) {

@@ -86,10 +86,11 @@ __CFA_HELPER void *__cfa_new_copy(const void *init, size_t size) {
     return p;
 }
 /* new(T, inits) is desugared to __cfa_new((T){inits}): the literal is
- * mentioned once, so an error in it is reported once. */
-#define __cfa_new(...) ({                                                    \
+ * mentioned once, so an error in it is reported once. __extension__ keeps
+ * -pedantic quiet about the GNU constructs, which are ours. */
+#define __cfa_new(...) (__extension__ ({                                     \
     __auto_type __cfa_literal = &(__VA_ARGS__);                               \
-    (__typeof__(*__cfa_literal) *)__cfa_new_copy(__cfa_literal, sizeof *__cfa_literal); })
+    (__typeof__(*__cfa_literal) *)__cfa_new_copy(__cfa_literal, sizeof *__cfa_literal); }))
 
 /* delete of a plain object; cfacc rewrites delete of threads, coroutines,
  * processors and clusters to their own helpers. */
