@@ -31,9 +31,13 @@ typedef struct cfa_cluster cluster;
 typedef struct Duration { int64_t tn; } Duration;
 
 /* ns(n), us(n), ms(n), s(n) for every integer type and for double; 10`ms
- * is ms(10). Integer units are exact; double units round toward zero. */
+ * is ms(10). Integer units are exact; double units round toward zero.
+ * The functions are __cfa_ns.. and the short names function-like macros:
+ * a macro acts only before '(', so a C program's own variables and members
+ * named s, ms, us or ns keep working (a file-scope function would clash
+ * with them). */
 #define __CFA_UNIT_FOR(unit, factor, type)                                 \
-    __CFA_BUILTIN Duration unit(type n) { return (Duration){ (int64_t)n * (factor) }; }
+    __CFA_BUILTIN Duration __cfa_##unit(type n) { return (Duration){ (int64_t)n * (factor) }; }
 #define __CFA_UNIT(unit, factor)                                             \
     __CFA_UNIT_FOR(unit, factor, int)                                        \
     __CFA_UNIT_FOR(unit, factor, unsigned)                                   \
@@ -41,13 +45,17 @@ typedef struct Duration { int64_t tn; } Duration;
     __CFA_UNIT_FOR(unit, factor, unsigned long)                              \
     __CFA_UNIT_FOR(unit, factor, long long)                                  \
     __CFA_UNIT_FOR(unit, factor, unsigned long long)                         \
-    __CFA_BUILTIN Duration unit(double n) { return (Duration){ (int64_t)(n * (double)(factor)) }; }
+    __CFA_BUILTIN Duration __cfa_##unit(double n) { return (Duration){ (int64_t)(n * (double)(factor)) }; }
 __CFA_UNIT(ns, INT64_C(1))
 __CFA_UNIT(us, INT64_C(1000))
 __CFA_UNIT(ms, INT64_C(1000000))
 __CFA_UNIT(s, INT64_C(1000000000))
 #undef __CFA_UNIT
 #undef __CFA_UNIT_FOR
+#define ns(n) __cfa_ns(n)
+#define us(n) __cfa_us(n)
+#define ms(n) __cfa_ms(n)
+#define s(n) __cfa_s(n)
 
 /* ---- threads, coroutines, scheduling ---------------------------------- */
 
