@@ -13,6 +13,9 @@
 #include "clang/Rewrite/Core/Rewriter.h"
 #include "clang/Tooling/Tooling.h"
 
+#include <map>
+#include <set>
+
 namespace cfacc {
 namespace {
 
@@ -59,9 +62,16 @@ private:
   Translation &Out;
   BodySkipPolicy Skip;
 
+  std::map<clang::FileID, bool> DesugaredFileIDs; // cache: one lookup per file
+
   bool isDesugaredLocation(clang::SourceManager &SM, clang::SourceLocation Loc) {
-    auto Entry = SM.getFileEntryRefForID(SM.getFileID(SM.getFileLoc(Loc)));
-    return Entry && FS.lookup(Entry->getName());
+    clang::FileID FID = SM.getFileID(SM.getFileLoc(Loc));
+    auto [It, Inserted] = DesugaredFileIDs.try_emplace(FID, false);
+    if (Inserted) {
+      auto Entry = SM.getFileEntryRefForID(FID);
+      It->second = Entry && FS.lookup(Entry->getName());
+    }
+    return It->second;
   }
 
   // Each desugared file Clang read, with the FileID of its first inclusion.
