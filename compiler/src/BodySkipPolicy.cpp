@@ -49,7 +49,7 @@ bool BodySkipPolicy::canSkipBody(const clang::Decl *D) const {
   unsigned Name = File->Map.toOriginal(SM.getFileOffset(Loc));
   auto Body = std::upper_bound(File->Groups.begin(), File->Groups.end(), Name,
                                [](unsigned Off, const TopLevelGroup &G) { return Off < G.Begin; });
-  if (Body == File->Groups.end())
+  if (Body == File->Groups.end() || Body->Desugared)
     return false;
   return std::none_of(Body->Identifiers.begin(), Body->Identifiers.end(),
                       [&](const std::string &Id) { return isInteresting(Id); });

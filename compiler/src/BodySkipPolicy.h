@@ -4,7 +4,9 @@
 // type or a built-in that needs the AST (new, delete, resume), so Clang is
 // told to skip every other body (FrontendOptions::SkipFunctionBodies and
 // ASTConsumer::shouldSkipFunctionBody); stage 2 still compiles and checks
-// all of them. A body in a desugared file is parsed when one of its
+// all of them. A body in a desugared file is parsed when the extension
+// lexer rewrote something in it (a time literal, say: so that errors there
+// get exact columns through the source map), or when one of its
 // identifiers is:
 //  - a thread/coroutine/monitor type name of any desugared file read so far,
 //    or a typedef name for a managed type declared before it;

@@ -132,6 +132,10 @@ private:
   }
 
   void collectTopLevelGroups() {
+    std::vector<unsigned> EditBegins;
+    for (const Edit &E : Edits)
+      EditBegins.push_back(E.Begin);
+    std::sort(EditBegins.begin(), EditBegins.end());
     for (size_t I = 0; I < Tokens.size(); ++I) {
       if (Tokens[I].Kind != clang::tok::l_brace || Partner[I] == None)
         continue;
@@ -142,7 +146,9 @@ private:
           Names.push_back(Tokens[J].Text.str());
       std::sort(Names.begin(), Names.end());
       Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
-      Result.Groups.push_back({Tokens[I].Offset, Tokens[Close].Offset, std::move(Names)});
+      auto FirstEdit = std::lower_bound(EditBegins.begin(), EditBegins.end(), Tokens[I].Offset);
+      bool Desugared = FirstEdit != EditBegins.end() && *FirstEdit <= Tokens[Close].Offset;
+      Result.Groups.push_back({Tokens[I].Offset, Tokens[Close].Offset, std::move(Names), Desugared});
       I = Close;
     }
   }

@@ -51,6 +51,7 @@ struct LexicalError {
 struct TopLevelGroup {
   unsigned Begin, End; // original offsets of '{' and '}'
   std::vector<std::string> Identifiers;
+  bool Desugared = false; // the lexer rewrote something inside
 };
 
 struct DesugaredFile {
