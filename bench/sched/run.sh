@@ -39,12 +39,13 @@ JOBS=${JOBS:-2}
 
 log() { [ "$quiet" = 1 ] || echo "$@" >&2; }
 
+mkdir -p "$root"
 for b in helping:OFF baseline:ON; do
   dir="$root/${b%%:*}"
   if [ ! -f "$dir/build.ninja" ]; then
     cmake -S "$top/bench/sched" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_C_COMPILER="$CC" -DCFA_NO_HELPING="${b#*:}" >"$root.cmake.log" 2>&1 \
-      || { cat "$root.cmake.log" >&2; exit 1; }
+      -DCMAKE_C_COMPILER="$CC" -DCFA_NO_HELPING="${b#*:}" >"$root/cmake.log" 2>&1 \
+      || { cat "$root/cmake.log" >&2; exit 1; }
   fi
   ninja -C "$dir" -j "$JOBS" >/dev/null || { echo "build of $dir failed" >&2; exit 1; }
 done

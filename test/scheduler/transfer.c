@@ -19,13 +19,13 @@
 // RUN: env CFA_PREEMPTION_MS=0 %timeout %t %stress yield | FileCheck %s --check-prefix=YIELD
 // RUN: env CFA_PREEMPTION_MS=0 %timeout %t %stress park | FileCheck %s --check-prefix=PARK
 // RUN: env CFA_PREEMPTION_MS=0 CFA_STATS=1 %timeout %t 1 yield 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
-// YIELD: transfer yield: 200 threads, 1000 transfers on 2 processors completed, acknowledgements exact
-// PARK: transfer park: 200 threads, 1000 transfers on 2 processors completed, acknowledgements exact
+// YIELD: transfer yield: 200 threads, 300 transfers on 2 processors completed, acknowledgements exact
+// PARK: transfer park: 200 threads, 300 transfers on 2 processors completed, acknowledgements exact
 // STATS: cfa stats: cluster {{.*}}: processors 1, lanes 2
 // STATS: pop: local {{[0-9]+}}, helped {{[1-9][0-9]*}}, stolen
 #include "sched_test.h"
 
-enum { PROCS = 2, PER_PROC = 100, TRANSFERS = 1000, LIMIT_S = 20 };
+enum { PROCS = 2, PER_PROC = 100, TRANSFERS = 300, LIMIT_S = 20 };
 
 struct member {
     int               id;
