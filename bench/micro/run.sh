@@ -5,6 +5,7 @@
 #
 #   bench/micro/run.sh [runs] [scale]      scale multiplies iteration counts
 #   BUILD=build-foo bench/micro/run.sh     another build directory
+#   MICRO_CLOCK=wall bench/micro/run.sh    wall clock instead of thread CPU time
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -41,5 +42,7 @@ for name, v in rows.items():
     if peer in rows:
         pcol = f"{statistics.median(rows[peer]) / med:.1f}x faster than {peer}"
     print(f"| {name} | {med:.1f} | {min(v):.1f} | {max(v):.1f} | {tcol} | {pcol} |")
-print(f"\n{sys.argv[2]} runs each; wall clock (CLOCK_MONOTONIC), preemption off, 1 processor.")
+import os
+clock = "wall clock (CLOCK_MONOTONIC)" if os.environ.get("MICRO_CLOCK") == "wall" else "thread CPU time (CLOCK_THREAD_CPUTIME_ID)"
+print(f"\n{sys.argv[2]} runs each; {clock}; preemption off; 1 processor.")
 PY
