@@ -1,0 +1,38 @@
+/* cfa/std/semaphore.h: a counting semaphore.
+ *
+ * P takes a permit, blocking the calling user thread (park) while there is
+ * none; V gives one back. Fairness: FIFO. A V with threads waiting hands
+ * its permit to the oldest waiter directly, so a P arriving later never
+ * takes it first.
+ *
+ * Errors (fatal, naming the thread): init with a negative count; a count
+ * that would overflow.
+ *
+ * Invariants (under `lock`): count >= 0; count > 0 implies no waiter.
+ * All-zero is a semaphore with no permit.
+ */
+#ifndef CFA_STD_SEMAPHORE_H
+#define CFA_STD_SEMAPHORE_H
+
+#include <cfa/std/waitq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cfa_semaphore {
+    _Atomic int          lock;
+    long long            count;
+    struct cfa_std_waitq waiters;
+};
+
+void      cfa_semaphore_init(struct cfa_semaphore *s, long long count);
+void      cfa_semaphore_P(struct cfa_semaphore *s);
+_Bool     cfa_semaphore_try_P(struct cfa_semaphore *s);
+void      cfa_semaphore_V(struct cfa_semaphore *s);
+long long cfa_semaphore_count(struct cfa_semaphore *s); /* permits available now */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

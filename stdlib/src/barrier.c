@@ -1,0 +1,44 @@
+/* barrier.c: the reusable barrier (see cfa/std/barrier.h).
+ *
+ * The last arrival resets `arrived` and claims every waiter under the lock,
+ * so the next phase starts counting before anyone of this phase runs.
+ */
+#include <cfa/std/barrier.h>
+
+#include "waitq.h"
+
+void cfa_barrier_init(struct cfa_barrier *b, unsigned parties)
+{
+    if (parties == 0)
+        cfa_fatal("barrier init with 0 parties");
+    memset(b, 0, sizeof *b);
+    b->parties = parties;
+}
+
+_Bool cfa_barrier_wait(struct cfa_barrier *b)
+{
+    spin_lock(&b->lock);
+    if (b->parties == 0) {
+        spin_unlock(&b->lock);
+        cfa_fatal("wait on a barrier that was never initialised (init(&b, parties))");
+    }
+    if (++b->arrived == b->parties) {
+        struct std_wakes       wakes = { 0 };
+        struct cfa_std_waiter *w;
+        b->arrived = 0;
+        b->phase++;
+        while ((w = waitq_claim(&b->waiters)))
+            wait_complete(w, STD_OK, &wakes);
+        spin_unlock(&b->lock);
+        wakes_run(&wakes);
+        return true;
+    }
+    struct std_wait       s;
+    struct cfa_std_waiter w = { 0 };
+    std_wait_init(&s, NULL, false);
+    w.wait = &s;
+    waitq_push(&b->waiters, &w);
+    spin_unlock(&b->lock);
+    wait_untimed(&s, "barrier");
+    return false;
+}

@@ -1,0 +1,166 @@
+/* select.c: cfa_select, the engine of waituntil (see cfa/std/select.h).
+ *
+ * One round: lock every object of the clauses (unique, in address order:
+ * the only place where the library holds several locks, so no deadlock),
+ * try the clauses from a random start and complete the first that can go;
+ * otherwise publish one waiter per enabled clause, all sharing one
+ * std_wait, unlock, and park. The first claimant (a peer's operation or a
+ * close; waitq.h) completes exactly one clause and removes it; the thread
+ * then re-locks everything and unlinks its other waiters. A claim by a
+ * close (status CLOSED) completed nothing: the round starts over, so a
+ * receive clause on the now-drained channel is disabled and a send clause
+ * reports the closed channel.
+ *
+ * Every object's lock is its first member, so an object's address is its
+ * lock's address.
+ */
+#include <cfa/std/select.h>
+
+#include "select_ops.h"
+
+/* Per kernel thread: only the start of a scan depends on it. */
+static __thread uint32_t select_seed;
+
+static unsigned random_below(unsigned n)
+{
+    uint32_t x = select_seed;
+    if (!x)
+        x = 0x9e3779b9u ^ (uint32_t)(uintptr_t)&select_seed;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    select_seed = x;
+    return (unsigned)(((uint64_t)x * n) >> 32);
+}
+
+struct lock_set {
+    _Atomic int *locks[CFA_SELECT_MAX];
+    unsigned     count;
+};
+
+static void lock_set_build(struct lock_set *ls, const struct cfa_select_clause *cl, unsigned n)
+{
+    ls->count = 0;
+    for (unsigned i = 0; i < n; i++) {
+        _Atomic int *l = cl[i].object;
+        unsigned     at = ls->count;
+        while (at > 0 && ls->locks[at - 1] > l)
+            at--;
+        if (at > 0 && ls->locks[at - 1] == l)
+            continue; /* already there */
+        memmove(&ls->locks[at + 1], &ls->locks[at], (ls->count - at) * sizeof ls->locks[0]);
+        ls->locks[at] = l;
+        ls->count++;
+    }
+}
+
+static void lock_all(struct lock_set *ls)
+{
+    for (unsigned i = 0; i < ls->count; i++)
+        spin_lock(ls->locks[i]);
+}
+
+static void unlock_all(struct lock_set *ls)
+{
+    for (unsigned i = ls->count; i-- > 0;)
+        spin_unlock(ls->locks[i]);
+}
+
+static struct cfa_std_waitq *queue_of(const struct cfa_select_clause *c)
+{
+    switch (c->kind) {
+    case CFA_SELECT_RECV: return &((struct cfa_channel *)c->object)->receivers;
+    case CFA_SELECT_SEND: return &((struct cfa_channel *)c->object)->senders;
+    default: return &((struct cfa_future *)c->object)->waiters;
+    }
+}
+
+/* Under every lock: CFA_CHANNEL_OK (done), _WOULD_BLOCK or _CLOSED. */
+static int try_clause(struct cfa_select_clause *c, struct std_wakes *wakes)
+{
+    switch (c->kind) {
+    case CFA_SELECT_RECV: return std_channel_recv_now(c->object, c->value, wakes);
+    case CFA_SELECT_SEND: return std_channel_send_now(c->object, c->value, wakes);
+    default:
+        return std_future_get_now(c->object, c->slot, c->value, c->size) ? CFA_CHANNEL_OK
+                                                                         : CFA_CHANNEL_WOULD_BLOCK;
+    }
+}
+
+static void check_clauses(const struct cfa_select_clause *cl, unsigned n)
+{
+    if (n > CFA_SELECT_MAX)
+        cfa_fatal("waituntil with %u clauses (at most %d)", n, CFA_SELECT_MAX);
+    for (unsigned i = 0; i < n; i++) {
+        if (cl[i].kind < CFA_SELECT_RECV || cl[i].kind > CFA_SELECT_FUTURE || !cl[i].object)
+            cfa_fatal("waituntil: clause %u is not a receive, send or future clause", i);
+    }
+}
+
+int cfa_select(struct cfa_select_clause *cl, unsigned n, int64_t timeout_ns)
+{
+    check_clauses(cl, n);
+    struct lock_set ls;
+    lock_set_build(&ls, cl, n);
+    int64_t deadline = timeout_ns > 0 ? cfa_clock_ns() + timeout_ns : 0;
+    bool    enabled[CFA_SELECT_MAX];
+
+    for (;;) {
+        struct std_wakes wakes = { 0 };
+        bool             any = false;
+        lock_all(&ls);
+        unsigned i = n ? random_below(n) : 0;
+        for (unsigned k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+            int r = try_clause(&cl[i], &wakes);
+            if (r == CFA_CHANNEL_OK) {
+                unlock_all(&ls);
+                wakes_run(&wakes);
+                return (int)i;
+            }
+            if (r == CFA_CHANNEL_CLOSED && cl[i].kind == CFA_SELECT_SEND) {
+                unlock_all(&ls);
+                cfa_fatal("send on a closed channel (waituntil clause %u)", i);
+            }
+            enabled[i] = r == CFA_CHANNEL_WOULD_BLOCK;
+            any |= enabled[i];
+        }
+        /* Nothing completed, so nothing was claimed: `wakes` is empty. */
+        if (!any) {
+            unlock_all(&ls);
+            return CFA_SELECT_CLOSED;
+        }
+        if (timeout_ns == 0 || (timeout_ns > 0 && cfa_clock_ns() >= deadline)) {
+            unlock_all(&ls);
+            return CFA_SELECT_TIMEOUT;
+        }
+
+        struct cfa_timed_park timed;
+        struct std_wait       s;
+        struct cfa_std_waiter w[n];
+        std_wait_init(&s, timeout_ns > 0 ? &timed : NULL, true);
+        if (timeout_ns > 0)
+            cfa_timed_park_init(&timed);
+        for (unsigned j = 0; j < n; j++) {
+            w[j] = (struct cfa_std_waiter){ .wait = &s, .value = cl[j].value, .clause = (int)j };
+            if (enabled[j])
+                waitq_push(queue_of(&cl[j]), &w[j]);
+        }
+        unlock_all(&ls);
+
+        bool claimed = true;
+        if (timeout_ns > 0)
+            claimed = wait_timed(&s, deadline);
+        else
+            wait_untimed(&s, "waituntil");
+
+        lock_all(&ls);
+        for (unsigned j = 0; j < n; j++)
+            waitq_remove(queue_of(&cl[j]), &w[j]);
+        unlock_all(&ls);
+        if (!claimed)
+            return CFA_SELECT_TIMEOUT;
+        if (s.status == STD_OK)
+            return s.fired;
+        /* Woken by a close: look again. */
+    }
+}

@@ -1,0 +1,192 @@
+/* waitq.h: how a library operation blocks and how another one completes it.
+ *
+ * A blocked operation is a `std_wait` on its thread's stack; it is
+ * published in one or more object queues through `cfa_std_waiter` records
+ * (a waituntil has one per clause, all sharing one std_wait). Whoever
+ * completes it (a sender for a blocked receiver, an unlock for a waiting
+ * locker, a close, ...) does so under the object's spinlock:
+ *
+ *   w = waitq_claim(q);      pops the oldest waiter it may complete
+ *   <transfer data to/from w->value, hand over ownership, ...>
+ *   wait_complete(w, status, &wakes);
+ *   spin_unlock(...);
+ *   wakes_run(&wakes);       unparks the untimed waits, outside the lock
+ *
+ * Claiming. A plain untimed wait sits in one queue only, so popping it is
+ * claiming it. A shared (waituntil) or timed wait can also be claimed by
+ * another object's waker or by its timeout: whoever moves `state` from
+ * PENDING first (one compare-and-swap) completes it; a loser just drops
+ * the record from its queue. A timed wait is woken by cfa_unpark_timed
+ * under the lock (its record is alive then: the waiter re-locks before it
+ * returns); an untimed one by wakes_run after the unlock.
+ *
+ * Invariants:
+ *  - a record is reachable from a queue only while `queued`; queues
+ *    change only under their object's lock;
+ *  - an untimed waiter parks until `done` (set by wakes_run, the last
+ *    access to the record: thread and link are read before it), so its
+ *    stack frame outlives every reference to it; a shared or timed waiter
+ *    re-locks its objects before returning, which orders it after the
+ *    claimant's unlock;
+ *  - every claim that is not a timed one ends in exactly one cfa_unpark.
+ *    As in the runtime, a thread may be left with a stray permit (it saw
+ *    `done` before parking); every park here re-checks its condition.
+ */
+#ifndef CFA_STD_SRC_WAITQ_H
+#define CFA_STD_SRC_WAITQ_H
+
+#include <cfa/runtime.h>
+#include <cfa/std/waitq.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "spinlock.h" /* the runtime's (runtime/src) */
+
+#define STD_HIDDEN __attribute__((visibility("hidden")))
+
+enum { STD_PENDING = 0, STD_CLAIMED = 1, STD_TIMED_OUT = 2 };
+enum { STD_OK = 0, STD_CLOSED = 1 };
+
+struct std_wait {
+    struct cfa_thread     *thread;
+    struct cfa_timed_park *timed;     /* a timed wait, else NULL */
+    _Atomic int            state;     /* PENDING, CLAIMED, TIMED_OUT (shared or timed) */
+    _Atomic int            done;      /* untimed: set by wakes_run */
+    bool                   shared;    /* several records (waituntil): claims compete */
+    int                    fired;     /* the claimed record's clause */
+    int                    status;    /* STD_OK or STD_CLOSED, from the claimant */
+    struct std_wait       *wake_next; /* wakes list */
+};
+
+struct cfa_std_waiter {
+    struct cfa_std_waiter *next, *prev;
+    struct std_wait       *wait;
+    void                  *value;   /* send: the value; recv, get: where it goes */
+    int                    clause;
+    bool                   queued;
+};
+
+struct std_wakes { /* woken in claim order */
+    struct std_wait *head, *tail;
+};
+
+static inline void std_wait_init(struct std_wait *s, struct cfa_timed_park *timed, bool shared)
+{
+    memset(s, 0, sizeof *s);
+    s->thread = cfa_active_thread();
+    s->timed = timed;
+    s->shared = shared;
+}
+
+static inline void waitq_push(struct cfa_std_waitq *q, struct cfa_std_waiter *w)
+{
+    w->next = NULL;
+    w->prev = q->tail;
+    if (q->tail)
+        q->tail->next = w;
+    else
+        q->head = w;
+    q->tail = w;
+    w->queued = true;
+}
+
+static inline void waitq_remove(struct cfa_std_waitq *q, struct cfa_std_waiter *w)
+{
+    if (!w->queued)
+        return;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        q->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        q->tail = w->prev;
+    w->queued = false;
+}
+
+static inline bool waitq_empty(const struct cfa_std_waitq *q) { return q->head == NULL; }
+
+/* Pops the oldest waiter that this caller may complete, dropping those
+ * that someone else claimed first; NULL when none is left. */
+static inline struct cfa_std_waiter *waitq_claim(struct cfa_std_waitq *q)
+{
+    struct cfa_std_waiter *w;
+    while ((w = q->head)) {
+        waitq_remove(q, w);
+        struct std_wait *s = w->wait;
+        if (!s->shared && !s->timed)
+            return w;
+        int pending = STD_PENDING;
+        if (atomic_compare_exchange_strong(&s->state, &pending, STD_CLAIMED))
+            return w;
+    }
+    return NULL;
+}
+
+/* Under the lock, after the transfer: records the outcome and arranges the
+ * wake-up. */
+static inline void wait_complete(struct cfa_std_waiter *w, int status, struct std_wakes *wakes)
+{
+    struct std_wait *s = w->wait;
+    s->fired = w->clause;
+    s->status = status;
+    if (s->timed) {
+        cfa_unpark_timed(s->timed); /* false: its timeout fired; it wakes anyway */
+    } else {
+        s->wake_next = NULL;
+        if (wakes->tail)
+            wakes->tail->wake_next = s;
+        else
+            wakes->head = s;
+        wakes->tail = s;
+    }
+}
+
+/* After the unlock: wakes the untimed waits completed under it. */
+static inline void wakes_run(struct std_wakes *wakes)
+{
+    struct std_wait *s = wakes->head;
+    while (s) {
+        struct std_wait   *next = s->wake_next;
+        struct cfa_thread *t = s->thread;
+        atomic_store_explicit(&s->done, 1, memory_order_release);
+        cfa_unpark(t);
+        s = next;
+    }
+    wakes->head = wakes->tail = NULL;
+}
+
+/* The untimed waiter's side: parks until its claimant's wakes_run. */
+static inline void wait_untimed(struct std_wait *s, const char *reason)
+{
+    while (!atomic_load_explicit(&s->done, memory_order_acquire))
+        cfa_park_for(reason);
+}
+
+/* The timed waiter's side (s->timed bound by cfa_timed_park_init before
+ * publishing): parks until claimed or the deadline; then settles the race
+ * with late claimants. Returns true if claimed. The caller must then
+ * re-lock its objects and remove its records that are still queued. */
+static inline bool wait_timed(struct std_wait *s, int64_t deadline_ns)
+{
+    cfa_park_deadline_ns(s->timed, deadline_ns);
+    int pending = STD_PENDING;
+    return !atomic_compare_exchange_strong(&s->state, &pending, STD_TIMED_OUT);
+}
+
+/* Copies one element: most are 4 or 8 bytes, where a call to memcpy with
+ * an unknown size would cost more than the copy. */
+static inline void std_copy(void *dst, const void *src, size_t size)
+{
+    switch (size) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+#endif
