@@ -1,0 +1,3 @@
+module cfa-lite/bench/stdlib/go
+
+go 1.21
