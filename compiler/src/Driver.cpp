@@ -6,7 +6,8 @@
 // and the .hfa headers it includes, so paths, `#include "..."` lookup,
 // __FILE__ and -MD dependencies all name the user's files; .c/.s/.S files
 // go to clang-19 directly; anything else (.o, .a, .so) is a linker input.
-// Linking adds libcfa.a and its libraries after the user's inputs.
+// Linking adds libcfa_std.a (when built), libcfa.a and the runtime's
+// libraries after the user's inputs.
 //
 // Errors in what stage 1 parses come from stage 1, mapped to the original
 // sources; stage 1 skips some bodies and runs with -w, so stage 2 reports
@@ -355,6 +356,8 @@ private:
     std::vector<std::string> Args = {T.Clang};
     Args.insert(Args.end(), Objects.begin(), Objects.end());
     Args.insert(Args.end(), O.LinkItems.begin(), O.LinkItems.end());
+    if (!T.StdLib.empty())
+      Args.push_back(T.StdLib); // uses the runtime: comes first
     Args.push_back(T.RuntimeLib);
     Args.insert(Args.end(), T.RuntimeDeps.begin(), T.RuntimeDeps.end());
     Args.insert(Args.end(), O.LinkArgs.begin(), O.LinkArgs.end());

@@ -18,6 +18,8 @@ ExtensionKind kindOfType(clang::QualType T) {
     return ExtensionKind::Processor;
   if (Name == "cfa_cluster")
     return ExtensionKind::Cluster;
+  if (Name == "cfa_condition")
+    return ExtensionKind::Condition;
   const clang::RecordDecl *Def = RD->getDefinition();
   if (!Def)
     return ExtensionKind::None;
@@ -30,7 +32,49 @@ ExtensionKind kindOfType(clang::QualType T) {
     return ExtensionKind::Thread;
   if (Last->getName() == CoroutineDescriptorMember)
     return ExtensionKind::Coroutine;
+  if (Last->getName() == MonitorDescriptorMember)
+    return ExtensionKind::Monitor;
   return ExtensionKind::None;
+}
+
+bool hasManagedLifetime(ExtensionKind K) {
+  return K == ExtensionKind::Thread || K == ExtensionKind::Coroutine || K == ExtensionKind::Processor ||
+         K == ExtensionKind::Cluster;
+}
+
+bool isZeroInitKind(ExtensionKind K) { return K == ExtensionKind::Monitor || K == ExtensionKind::Condition; }
+
+std::string descriptorMemberOf(ExtensionKind K) {
+  switch (K) {
+  case ExtensionKind::Thread: return ThreadDescriptorMember;
+  case ExtensionKind::Coroutine: return CoroutineDescriptorMember;
+  case ExtensionKind::Monitor: return MonitorDescriptorMember;
+  default: return "";
+  }
+}
+
+std::string monitorMemberOf(ExtensionKind K) {
+  if (K == ExtensionKind::Monitor)
+    return MonitorDescriptorMember;
+  if (K == ExtensionKind::Thread)
+    return std::string(ThreadDescriptorMember) + ".self_monitor";
+  return "";
+}
+
+bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx) {
+  // Records nest only finitely (a struct cannot contain itself by value),
+  // so the recursion ends.
+  while (const clang::ArrayType *AT = Ctx.getAsArrayType(T))
+    T = AT->getElementType();
+  if (isZeroInitKind(kindOfType(T)))
+    return true;
+  const clang::RecordDecl *RD = T.getCanonicalType()->getAsRecordDecl();
+  if (!RD || !(RD = RD->getDefinition()))
+    return false;
+  for (const clang::FieldDecl *F : RD->fields())
+    if (containsZeroInitKind(F->getType(), Ctx))
+      return true;
+  return false;
 }
 
 ObjectShape shapeOf(clang::QualType T, const clang::ASTContext &Ctx) {
@@ -52,6 +96,8 @@ const char *kindName(ExtensionKind K) {
   switch (K) {
   case ExtensionKind::Thread: return "thread";
   case ExtensionKind::Coroutine: return "coroutine";
+  case ExtensionKind::Monitor: return "monitor";
+  case ExtensionKind::Condition: return "condition";
   case ExtensionKind::Processor: return "processor";
   case ExtensionKind::Cluster: return "cluster";
   case ExtensionKind::None: break;

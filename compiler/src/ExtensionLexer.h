@@ -65,6 +65,7 @@ struct DesugaredFile {
 // Name of the descriptor member embedded (last) in each extension type.
 inline constexpr const char *ThreadDescriptorMember = "__cfa_thread";
 inline constexpr const char *CoroutineDescriptorMember = "__cfa_cor";
+inline constexpr const char *MonitorDescriptorMember = "__cfa_monitor";
 // Prefix of the renamed per-type main functions: __cfa_main_<Type>.
 inline constexpr const char *TypeMainPrefix = "__cfa_main_";
 

@@ -75,6 +75,8 @@ KindFunctions functionsFor(const ObjectShape &S) {
     return {"__cfa_processors_start", "__cfa_processors_stop", "__cfa_delete_processor"};
   case ExtensionKind::Cluster:
     return {"__cfa_clusters_init", "__cfa_clusters_destroy", "__cfa_delete_cluster"};
+  case ExtensionKind::Monitor:   // all-zero is ready: nothing to start or stop,
+  case ExtensionKind::Condition: // and delete is the plain free
   case ExtensionKind::None: break;
   }
   return {};

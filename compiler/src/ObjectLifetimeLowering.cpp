@@ -1,5 +1,6 @@
 // ObjectLifetimeLowering: the lifetime of declared threads, coroutines,
-// processors and clusters (LANGUAGE.md sections 2, 3 and 7).
+// processors and clusters (LANGUAGE.md sections 2, 3 and 7), and the
+// all-zero start of monitors and conditions (sections 1, 4 and 5).
 //
 //  - automatic objects: zero-initialised when they have no initializer,
 //    started right after their declaration statement (arrays in index
@@ -12,8 +13,11 @@
 //    (renamed __cfa_static_<function>_<name>_<n>) so that they can name it;
 //  - positional initializers of threads and coroutines name the
 //    descriptor explicitly (see onInitList);
+//  - monitors and conditions (also inside other structs) declared without
+//    an initializer get `= {0}`: all-zero is their ready state;
 //  - by-value rules: such objects cannot be function parameters, return
-//    values, members of other aggregates, or copied.
+//    values, or copied; those with a managed lifetime cannot be members of
+//    other aggregates either (monitors and conditions can).
 #include "Passes.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -91,10 +95,15 @@ private:
   void onDeclStmt(const clang::DeclStmt *DS) {
     std::vector<const clang::VarDecl *> Managed;
     bool Static = false;
+    std::string Zeroes;
     for (const clang::Decl *D : DS->decls()) {
       const auto *VD = llvm::dyn_cast<clang::VarDecl>(D);
-      if (!VD || shape(VD).Kind == ExtensionKind::None)
+      if (!VD)
         continue;
+      if (!hasManagedLifetime(shape(VD).Kind)) {
+        zeroInitialise(DS, VD, Zeroes);
+        continue;
+      }
       if (!L.isUserCode(VD->getLocation())) {
         if (L.isInUserFile(VD->getLocation()))
           L.error(VD->getLocation(), describe(shape(VD)) +
@@ -115,6 +124,8 @@ private:
       hoistStaticLocals(DS);
       return;
     }
+    if (!Zeroes.empty())
+      L.rewriter().InsertTextAfterToken(DS->getEndLoc(), Zeroes);
     if (Managed.empty())
       return;
     auto Parents = Ctx.getParents(*DS);
@@ -140,6 +151,40 @@ private:
     }
     if (!Starts.empty())
       L.rewriter().InsertTextAfterToken(DS->getEndLoc(), Starts);
+  }
+
+  // Monitors and conditions, alone, in arrays or inside a struct, are
+  // ready when all-zero (the runtime needs no set-up call), so an automatic
+  // one declared without an initializer is given `= {0}`; a variable-length
+  // array is cleared right after its declaration instead (it cannot have an
+  // initializer). Static storage is all-zero already.
+  void zeroInitialise(const clang::DeclStmt *DS, const clang::VarDecl *VD, std::string &Zeroes) {
+    ObjectShape S = shape(VD);
+    bool Direct = isZeroInitKind(S.Kind);
+    if ((!Direct && !containsZeroInitKind(VD->getType(), Ctx)) || !L.isInUserFile(VD->getLocation()))
+      return;
+    if (Direct && !checkNotCopied(VD, S))
+      return;
+    if (!VD->hasLocalStorage() || VD->hasInit())
+      return;
+    std::string What = Direct ? describe(S) : "'" + VD->getType().getAsString() + "'";
+    if (!L.isUserCode(VD->getLocation())) {
+      L.error(VD->getLocation(), What + " objects declared by a macro expansion need an initializer "
+                                        "(they must start all-zero)");
+      return;
+    }
+    if (!VD->getType()->isVariablyModifiedType()) {
+      L.rewriter().InsertTextAfterToken(declaratorEnd(VD), " = {0}");
+      return;
+    }
+    auto Parents = Ctx.getParents(*DS);
+    if (!Parents.empty() && Parents[0].get<clang::ForStmt>()) {
+      L.error(VD->getLocation(), "a variable-length array of " + What +
+                                     " objects cannot be declared in a for-loop initializer");
+      return;
+    }
+    std::string Name = VD->getName().str();
+    Zeroes += " __builtin_memset(" + Name + ", 0, sizeof " + Name + ");";
   }
 
   // static locals move to file scope, just before their function.
@@ -181,8 +226,8 @@ private:
     ObjectShape S = shape(VD);
     if (S.Kind == ExtensionKind::None || !L.isInUserFile(VD->getLocation()))
       return;
-    if (!checkNotCopied(VD, S))
-      return;
+    if (!checkNotCopied(VD, S) || !hasManagedLifetime(S.Kind))
+      return; // a static monitor or condition is all-zero: ready
     if (VD->getTLSKind() != clang::VarDecl::TLS_None) {
       L.error(VD->getLocation(), "thread-local " + describe(S) + " objects are not supported");
       return;
@@ -213,9 +258,12 @@ private:
     L.error(F->getLocation(), "a function cannot return " + describe(S) + " by value; return a pointer");
   }
 
+  // Members: a monitor may hold conditions, and a struct may hold monitors
+  // (their address is stable: the struct is not copied); a member with a
+  // managed lifetime would have no scope to be started and stopped in.
   void onField(const clang::FieldDecl *F) {
     ObjectShape S = shapeOf(F->getType(), Ctx);
-    if (S.Kind == ExtensionKind::None || !L.isInUserFile(F->getLocation()))
+    if (!hasManagedLifetime(S.Kind) || !L.isInUserFile(F->getLocation()))
       return;
     L.error(F->getLocation(), describe(S) + " cannot be a member of '" + F->getParent()->getName().str() +
                                   "'; make '" + F->getName().str() + "' a pointer and use new()");
@@ -235,8 +283,8 @@ private:
     ExtensionKind K = kindOfType(IL->getType());
     if (!IL->isSyntacticForm())
       IL = IL->getSyntacticForm(); // the braces as written
-    if ((K != ExtensionKind::Thread && K != ExtensionKind::Coroutine) ||
-        IL->getNumInits() == 0 || !L.isUserCode(IL->getRBraceLoc()) ||
+    std::string Member = descriptorMemberOf(K);
+    if (Member.empty() || IL->getNumInits() == 0 || !L.isUserCode(IL->getRBraceLoc()) ||
         !CompletedLists.insert(IL->getRBraceLoc()).second)
       return;
     for (const clang::Expr *E : IL->inits())
@@ -246,14 +294,13 @@ private:
     std::optional<clang::Token> After = clang::Lexer::findNextToken(
         Ctx.getSourceManager().getFileLoc(LastInit->getEndLoc()), Ctx.getSourceManager(), Ctx.getLangOpts());
     bool TrailingComma = After && After->is(clang::tok::comma);
-    std::string Member = K == ExtensionKind::Thread ? "__cfa_thread" : "__cfa_cor";
     L.rewriter().InsertTextBefore(IL->getRBraceLoc(), std::string(TrailingComma ? "" : ", ") + "." +
                                                           Member + " = {0} ");
   }
 
   void onRecord(const clang::RecordDecl *RD) {
     ExtensionKind K = kindOfType(Ctx.getRecordType(RD));
-    if ((K != ExtensionKind::Thread && K != ExtensionKind::Coroutine) ||
+    if (descriptorMemberOf(K).empty() ||
         !L.isInUserFile(RD->getLocation()) || RD->getDeclContext()->isFileContext())
       return;
     L.error(RD->getLocation(), std::string(kindName(K)) + " type '" + RD->getName().str() +

@@ -29,6 +29,7 @@ Toolchain Toolchain::locate(const char *Argv0) {
   std::string Dir = std::string(llvm::sys::path::parent_path(Exe));
   T.IncludeDir = firstExisting({Dir + "/include", Dir + "/../include"}, "cfa/prelude.h");
   T.RuntimeLib = firstExisting({Dir + "/../lib/libcfa.a", Dir + "/../runtime/libcfa.a"}, "");
+  T.StdLib = firstExisting({Dir + "/../lib/libcfa_std.a", Dir + "/../stdlib/libcfa_std.a"}, "");
   if (const char *Env = std::getenv("CFACC_CLANG"); Env && *Env)
     T.Clang = Env;
   else if (auto Found = llvm::sys::findProgramByName("clang-19"))

@@ -1,9 +1,10 @@
 /* cfa/prelude.h: what every translated cfa-lite file sees first.
  *
- * Owns the language's built-in names (LANGUAGE.md sections 7 and 8):
- * the types `processor`, `cluster` and `Duration`; yield, park, unpark,
- * active_thread, suspend, sleep, migrate, default_cluster,
- * current_cluster, delete, and the time units ns/us/ms/s. Each is a
+ * Owns the language's built-in names (LANGUAGE.md sections 5, 7 and 8):
+ * the types `processor`, `cluster`, `condition` and `Duration`; yield,
+ * park, unpark, active_thread, suspend, sleep, migrate, default_cluster,
+ * current_cluster, wait, signal, signal_block, front, empty, delete, and
+ * the time units ns/us/ms/s. Each is a
  * `static inline` function marked `overloadable`, so a C library function
  * of the same name (sleep from <unistd.h>, say) stays usable beside it.
  *
@@ -84,6 +85,80 @@ __CFA_BUILTIN void sleep(Duration d) { cfa_sleep_ns(d.tn); }
 __CFA_BUILTIN void migrate(cluster *cl) { cfa_migrate(cl); }
 __CFA_BUILTIN cluster *default_cluster(void) { return cfa_default_cluster(); }
 __CFA_BUILTIN cluster *current_cluster(void) { return cfa_current_cluster(); }
+
+/* ---- monitors: conditions, internal and external scheduling ----------- */
+
+/* A condition of a monitor; all-zero (cfacc zero-initialises one declared
+ * without an initializer) is an empty, ready condition. */
+typedef struct cfa_condition condition;
+
+/* wait, signal, signal_block, front and empty on a `condition *`. A null
+ * pointer constant matches none of them (enable_if), so that the C
+ * library's wait(NULL), a C program's own empty(0), and the like, still
+ * pick the C function instead of being ambiguous. */
+#define __CFA_NOT_NULL(p) \
+    __attribute__((enable_if(!__builtin_constant_p(p) || (p) != 0, "not a null pointer constant")))
+__CFA_BUILTIN void wait(condition *c) __CFA_NOT_NULL(c) { cfa_wait(c, 0); }
+__CFA_BUILTIN void wait(condition *c, uintptr_t info) __CFA_NOT_NULL(c) { cfa_wait(c, info); }
+__CFA_BUILTIN _Bool signal(condition *c) __CFA_NOT_NULL(c) { return cfa_signal(c); }
+__CFA_BUILTIN _Bool signal_block(condition *c) __CFA_NOT_NULL(c) { return cfa_signal_block(c); }
+__CFA_BUILTIN uintptr_t front(const condition *c) __CFA_NOT_NULL(c) { return cfa_condition_front(c); }
+__CFA_BUILTIN _Bool empty(const condition *c) __CFA_NOT_NULL(c) { return cfa_condition_empty(c); }
+__CFA_MISUSE("wait needs a pointer to a condition") void wait(const volatile void *c) __CFA_NOT_NULL(c);
+__CFA_MISUSE("signal needs a pointer to a condition") void signal(const volatile void *c) __CFA_NOT_NULL(c);
+__CFA_MISUSE("signal_block needs a pointer to a condition") void signal_block(const volatile void *c) __CFA_NOT_NULL(c);
+__CFA_MISUSE("front needs a pointer to a condition") void front(const volatile void *c) __CFA_NOT_NULL(c);
+__CFA_MISUSE("empty needs a pointer to a condition") void empty(const volatile void *c) __CFA_NOT_NULL(c);
+#undef __CFA_NOT_NULL
+
+/* The monitor of a monitor or thread object, in the code the extension
+ * lexer writes for `mutex (a, b)` statements and waitfor clauses. The
+ * lexer cannot know the object's type; cfacc's monitor pass checks it and
+ * replaces each call by `&(p)->__cfa_monitor` or
+ * `&(p)->__cfa_thread.self_monitor`. A call that escaped the pass would be
+ * a compiler bug: it stops the compilation of the emitted C. */
+struct cfa_monitor *__cfa_monitor_of(const volatile void *p)
+    __attribute__((error("cfacc left a monitor expression unlowered")));
+
+/* One waitfor statement (LANGUAGE.md section 6). The lexer turns the
+ * clauses into one if/else-if chain that runs twice: the first time every
+ * condition records its clause (when its `when` guard holds) and is false,
+ * so the final else waits; the second time (`done`) the chain selects the
+ * statement of the clause that fired. Clause numbers are source order;
+ * `numbers` maps a runtime index (enabled clauses only) back to them. */
+struct __cfa_waitfor {
+    struct cfa_waitfor_clause *clauses;
+    unsigned *numbers;
+    unsigned count;
+    int64_t timeout_ns; /* < 0: no timeout */
+    _Bool nonblocking;  /* an `or else` clause */
+    _Bool done;
+    int chosen;         /* clause number, CFA_WAITFOR_TIMEOUT or CFA_WAITFOR_ELSE */
+};
+__CFA_HELPER struct __cfa_waitfor __cfa_waitfor_begin(struct cfa_waitfor_clause *clauses, unsigned *numbers) {
+    return (struct __cfa_waitfor){ .clauses = clauses, .numbers = numbers, .timeout_ns = -1 };
+}
+__CFA_HELPER _Bool __cfa_waitfor_add(struct __cfa_waitfor *w, unsigned number, const void *func,
+                                     struct cfa_monitor *m) {
+    w->clauses[w->count] = (struct cfa_waitfor_clause){ .func = func, .monitor = m };
+    w->numbers[w->count++] = number;
+    return 0;
+}
+/* A timeout in the past does not wait: it is 0, not "forever". */
+__CFA_HELPER _Bool __cfa_waitfor_timeout(struct __cfa_waitfor *w, Duration d) {
+    w->timeout_ns = d.tn < 0 ? 0 : d.tn;
+    return 0;
+}
+__CFA_HELPER _Bool __cfa_waitfor_else(struct __cfa_waitfor *w) {
+    w->nonblocking = 1;
+    return 0;
+}
+__CFA_HELPER void __cfa_waitfor_run(struct __cfa_waitfor *w) {
+    if (w->done) cfa_fatal("waitfor: no clause matches the accepted call (cfacc bug)");
+    int r = cfa_waitfor(w->clauses, w->count, w->timeout_ns, w->nonblocking);
+    w->chosen = r >= 0 ? (int)w->numbers[r] : r;
+    w->done = 1;
+}
 
 /* ---- heap objects: new(T, ...) and delete(p) --------------------------- */
 
