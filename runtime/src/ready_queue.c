@@ -28,8 +28,9 @@
 /* Tunables. The thesis finds that only their order of magnitude matters
  * (4.4, 4.4.2). */
 enum {
-    /* A target is picked on 1 pop in HELP_ONE_IN and examined on the next,
-     * so helping is tried on half of the pops, as in the thesis's example. */
+    /* A pop with no target draws one with probability 1/HELP_ONE_IN; the
+     * next pop examines it (and draws none), so one pop in three examines
+     * a remote lane. */
     HELP_ONE_IN = 2,
     /* Help only when the target's head has waited HELP_BIAS times longer
      * than the local lanes' expected wait: short bursts of unfairness
@@ -151,13 +152,24 @@ static inline void refresh_cache(struct ready_queue *q, struct ready_local *me)
         atomic_store_explicit(&q->hints[lane_base(me) + s].cache, cache, memory_order_relaxed);
 }
 
+/* A random lane of another processor (thesis 4.4: helping looks at remote
+ * lanes only), redrawn up to CACHE_REDRAWS times while it is in another
+ * cache instance. NO_TARGET when this processor owns every lane. */
+static unsigned remote_lane(struct ready_queue *q, struct ready_local *me)
+{
+    unsigned r = random_below(me, q->count - SHARD_FACTOR);
+    return r >= lane_base(me) ? r + SHARD_FACTOR : r;
+}
+
 static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
 {
-    unsigned target = random_below(me, q->count);
+    if (q->count <= SHARD_FACTOR)
+        return NO_TARGET;
+    unsigned target = remote_lane(q, me);
     if (topology_has_several_caches())
         for (int i = 0; i < CACHE_REDRAWS &&
                         atomic_load_explicit(&q->hints[target].cache, memory_order_relaxed) != me->cache; i++)
-            target = random_below(me, q->count);
+            target = remote_lane(q, me);
     return target;
 }
 
@@ -396,8 +408,6 @@ void ready_queue_fini(struct ready_queue *q)
 void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
 {
     struct ready_queue *q = &cs->ready;
-    if (cs->ready.nreaders >= 1)
-        topology_load();
     write_lock(q);
     unsigned n = q->nreaders + 1;
     struct cfa_processor_state **readers = realloc(q->readers, n * sizeof *readers);
@@ -423,6 +433,10 @@ void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processo
         p->rq.rng = 1;
     /* p's own flag was not taken: it is not running yet. */
     write_unlock(q, old_n, old_readers);
+    /* Cache-aware helping matters from the second processor on; hwloc is
+     * slow to load, so never under the lock, and never for one processor. */
+    if (n >= 2)
+        topology_load();
 }
 
 static void stats_add(struct ready_stats *to, const struct ready_stats *from)

@@ -56,7 +56,7 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     t->current = &t->self;
     t->cluster = cfa_current_cluster();
     t->id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
-    atomic_store_explicit(&t->ticket, 0, memory_order_relaxed);
+    /* `ticket` is not reset: a permit given before the start is kept. */
     t->last_lane = UINT32_MAX;
     t->self_monitor.owner = t; /* before anyone can call a mutex function on t */
     t->self_monitor.recursion = 1;
@@ -64,7 +64,12 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     thread_make_ready(t, PUSH_LOCAL);
 }
 
-/* Runs on the processor after the halting thread's last switch. */
+/* `joiners` once the thread has halted: late joiners must not queue. */
+#define JOINERS_CLOSED ((struct cfa_thread *)1)
+
+/* Runs on the processor after the halting thread's last switch. Storing
+ * HALTED is the last touch of t: a joiner that sees it may free t at once
+ * (even the join_lock must be released before). */
 void thread_halted(struct cfa_thread *t)
 {
     registry_remove_thread(t);
@@ -72,10 +77,10 @@ void thread_halted(struct cfa_thread *t)
     context_forget(&t->self);
     t->self.state = CFA_COROUTINE_HALTED;
     spin_lock(&t->join_lock);
-    atomic_store_explicit(&t->state, CFA_THREAD_HALTED, memory_order_release);
     struct cfa_thread *joiner = t->joiners;
-    t->joiners = NULL;
+    t->joiners = JOINERS_CLOSED;
     spin_unlock(&t->join_lock);
+    atomic_store_explicit(&t->state, CFA_THREAD_HALTED, memory_order_release);
     while (joiner) {
         struct cfa_thread *next = joiner->next; /* unpark may reuse the link */
         cfa_unpark(joiner);
@@ -100,15 +105,19 @@ void cfa_thread_join(struct cfa_thread *t)
     cfa_mutex_enter(&call, &m, 1, cfa_join_function);
     cfa_mutex_leave(&call);
     spin_lock(&t->join_lock);
-    if (atomic_load_explicit(&t->state, memory_order_relaxed) == CFA_THREAD_HALTED) {
-        spin_unlock(&t->join_lock);
-        return;
+    bool closed = t->joiners == JOINERS_CLOSED;
+    if (!closed) {
+        self->next = t->joiners;
+        t->joiners = self;
     }
-    self->next = t->joiners;
-    t->joiners = self;
     spin_unlock(&t->join_lock);
-    while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED)
-        cfa_park_for("join");
+    /* Closed: t is halting and HALTED is a few instructions away. */
+    while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED) {
+        if (closed)
+            cfa_yield();
+        else
+            cfa_park_for("join");
+    }
 }
 
 void cfa_thread_destroy(struct cfa_thread *t)
