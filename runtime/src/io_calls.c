@@ -14,9 +14,11 @@
 /* The no-migration window: from reading this_processor() until the SQE
  * is in that processor's ring (io_ring_start), the thread must not move
  * to another processor, whose ring it would then corrupt (the thesis's
- * serially-reusable problem). Nothing here parks or yields, and all of it
- * is runtime code, which the preemption handler never interrupts (it
- * yields only in the program's own code: preemption.c). */
+ * serially-reusable problem). Nothing in it parks or yields or makes a
+ * system call, and all of it is runtime code, which the preemption handler
+ * never interrupts (it yields only in the program's own code:
+ * preemption.c). The checks that need system calls (io_ring_precheck) come
+ * first, and the window starts after them with a fresh this_processor(). */
 void io_start(io_future *f)
 {
     struct cfa_processor_state *p = this_processor();
@@ -24,11 +26,26 @@ void io_start(io_future *f)
         io_complete(f, io_syscall(&f->req));
         return;
     }
-    struct io_context *io = p->io;
-    if (__builtin_expect(io->uring, 1))
-        io_ring_start(io, f);
-    else
+    if (__builtin_expect(!p->io->uring, 0)) {
         fallback_start(f);
+        return;
+    }
+    if (__builtin_expect(f->req.opcode >= IO_PREAD, 0)) {
+        int64_t res;
+        if (!io_ring_precheck(f, &res)) {
+            io_complete(f, res);
+            return;
+        }
+        p = this_processor();
+        if (!p->io->uring) { /* moved to a processor without a ring */
+            if (f->req.opcode == IO_SENDFILE)
+                sendfile_abandon(f);
+            else
+                fallback_start(f);
+            return;
+        }
+    }
+    io_ring_start(p->io, f);
 }
 
 static void start(io_future *f, struct cfa_io_request req)

@@ -98,8 +98,13 @@ bool cfa_io_available(io_future *f)
 {
     if (atomic_load_explicit(&f->state, memory_order_acquire) == FUT_DONE)
         return true;
+    /* Not yet: a polling loop must let the processor submit and reap. It
+     * polls at its next scheduling decision, which the yield makes now
+     * (the ring is the processor's to touch, not this thread's). */
     struct cfa_processor_state *p = this_processor();
-    if (p && p->current && p->io && p->io->uring)
-        io_ring_poll(p->io); /* a polling loop must let the ring progress */
+    if (p && p->current && p->io) {
+        p->io->countdown = 1;
+        cfa_yield();
+    }
     return atomic_load_explicit(&f->state, memory_order_acquire) == FUT_DONE;
 }

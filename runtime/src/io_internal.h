@@ -21,7 +21,7 @@ enum io_opcode {
     IO_READ = 1, IO_WRITE, IO_READV, IO_WRITEV,
     IO_OPENAT, IO_CLOSE, IO_FSYNC, IO_ACCEPT, IO_CONNECT,
     IO_SEND, IO_RECV, IO_SENDMSG, IO_RECVMSG, IO_SPLICE,
-    /* From here on, the ring engine checks before submitting (io_uring.c). */
+    /* From here on, io_ring_precheck has work to do (io_uring.c). */
     IO_PREAD, IO_PWRITE, IO_SENDFILE,
 };
 
@@ -47,6 +47,7 @@ int64_t io_syscall_nowait(const struct cfa_io_request *r);
 /* io_uring.c */
 bool     io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size);
 void     io_ring_fini(struct io_context *io);   /* cancels, drains, hands leftovers on */
+bool     io_ring_precheck(io_future *f, int64_t *res); /* false: ends here, *res set */
 void     io_ring_start(struct io_context *io, io_future *f);
 unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
 void     io_ring_arm(struct io_context *io, int64_t deadline);

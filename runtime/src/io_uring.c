@@ -249,33 +249,36 @@ static bool must_enter(struct io_context *io)
 
 unsigned io_ring_poll(struct io_context *io)
 {
-    if (io->backlog_head)
-        backlog_drain(io);
-    if (must_enter(io))
-        ring_enter(io, 0);
-    unsigned n = reap(io);
-    if (io->backlog_head) {
-        /* Reaping made room (or set up sendfile steps): submit those too. */
-        backlog_drain(io);
-        if (io_uring_sq_ready(&io->ring))
+    unsigned n = 0;
+    for (;;) {
+        if (io->backlog_head)
+            backlog_drain(io);
+        if (must_enter(io))
             ring_enter(io, 0);
-        n += reap(io);
+        unsigned reaped = reap(io);
+        n += reaped;
+        /* Again while requests wait for SQEs and the kernel takes them;
+         * if it refuses (EBUSY) and nothing completed, the next poll. */
+        if (!io->backlog_head || (io_uring_sq_space_left(&io->ring) == 0 && reaped == 0))
+            return n;
     }
-    return n;
 }
 
 /* ---- submission from a user thread ---------------------------------------------- */
 
+/* No SQE free: the request waits on the backlog, and the processor polls
+ * at its next scheduling decision. The thread does not flush the ring
+ * itself: that would make system calls inside the no-migration window. */
 static void ring_start_slow(struct io_context *io, io_future *f)
 {
     io_stat_add(&io->stats.count[IO_BACKLOGGED], 1);
     backlog_push(io, f);
-    io_ring_poll(io);
+    io->countdown = 1;
 }
 
-/* Where io_uring and the system call part ways, before submission.
- * Returns false with *res set when the request ends here. */
-static bool ring_precheck(io_future *f, int64_t *res)
+/* Where io_uring and the system call part ways; runs before the
+ * no-migration window (io_start). */
+bool io_ring_precheck(io_future *f, int64_t *res)
 {
     struct cfa_io_request *r = &f->req;
     switch (r->opcode) {
@@ -301,12 +304,8 @@ static bool ring_precheck(io_future *f, int64_t *res)
 
 void io_ring_start(struct io_context *io, io_future *f)
 {
-    int64_t res;
-    if (__builtin_expect(f->req.opcode >= IO_PREAD, 0) && !ring_precheck(f, &res)) {
-        io_complete(f, res);
-        return;
-    }
-    /* The no-migration window (see io_start) ends when the SQE is filled. */
+    /* Inside the no-migration window (see io_start): no system call, no
+     * call through the PLT, until the SQE is filled. */
     struct io_uring_sqe *sqe;
     if (__builtin_expect(io->backlog_head != NULL, 0) || !(sqe = io_uring_get_sqe(&io->ring))) {
         ring_start_slow(io, f);

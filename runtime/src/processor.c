@@ -93,7 +93,6 @@ void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;
     for (;;) {
-        io_tick(p->io);
         /* One reader section and one TSC reading serve both the post
          * action of the thread that left and the pop of the next one. */
         uint64_t now = __builtin_ia32_rdtsc();
@@ -105,6 +104,9 @@ void processor_loop(struct cfa_processor_state *p)
         bool stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
         t = stop ? NULL : ready_pop(p, now);
         ready_leave(p);
+        /* Here, not above: p->current is NULL, so a preemption signal
+         * taken inside the poll never mistakes the scheduler for a thread. */
+        io_tick(p->io);
         while (!t && !stop) {
             t = idle(p);
             stop = atomic_load_explicit(&p->terminate, memory_order_acquire);

@@ -28,7 +28,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 enum { TP_WAITING = 1, TP_WOKEN = 2, TP_TIMED_OUT = 3 };
@@ -81,8 +80,17 @@ static void sift_down(size_t i)
     heap_set(i, w);
 }
 
-/* Makes room for one more entry; may drop the lock meanwhile (allocation
- * stays out of the critical section). */
+/* A plain loop, never a call to memcpy: no library call runs under the
+ * heap's spinlock (a thread preempted at a library call's PLT stub would
+ * hold the lock while the others spin). */
+__attribute__((no_builtin("memcpy"))) static void copy_entries(struct cfa_timed_park **to, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        to[i] = heap[i];
+}
+
+/* Makes room for one more entry. Called and returns with the lock held,
+ * but allocates and frees with it dropped. */
 static void heap_reserve(void)
 {
     while (heap_len == heap_cap) {
@@ -92,15 +100,16 @@ static void heap_reserve(void)
         if (!fresh)
             cfa_fatal("out of memory in the timer heap");
         spin_lock(&heap_lock);
-        if (heap_cap >= cap) { /* someone else grew it meanwhile */
-            free(fresh);
-            continue;
+        struct cfa_timed_park **old = fresh; /* someone else grew it meanwhile */
+        if (heap_cap < cap) {
+            copy_entries(fresh, heap_len);
+            old = heap;
+            heap = fresh;
+            heap_cap = cap;
         }
-        if (heap_len)
-            memcpy(fresh, heap, heap_len * sizeof *heap);
-        free(heap);
-        heap = fresh;
-        heap_cap = cap;
+        spin_unlock(&heap_lock);
+        free(old);
+        spin_lock(&heap_lock);
     }
 }
 
