@@ -10,6 +10,7 @@
  */
 #include <cfa/runtime.h>
 #include <cfa/io.h>
+#include "loopback.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -43,17 +44,7 @@ out:
 }
 
 int main(void) {
-    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t len = sizeof a;
-    if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 1024) || getsockname(l, (struct sockaddr *)&a, &len)) {
-        perror("echo_cfa: listen");
-        return 1;
-    }
-    printf("%d\n", ntohs(a.sin_port));
-    fflush(stdout);
+    int l = listen_loopback("echo_cfa", 0), one = 1;
     fprintf(stderr, "echo_cfa: engine %s\n", cfa_io_engine());
     for (;;) {
         int fd = cfa_accept4(l, NULL, NULL, SOCK_CLOEXEC);

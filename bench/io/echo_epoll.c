@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "loopback.h"
+
 /* Bytes read but not yet written back, per connection (writes to a
  * loopback socket rarely block; when one does, EPOLLOUT finishes it). */
 struct conn { int fd; size_t pending, off; char buf[4096]; };
@@ -45,17 +47,7 @@ static int flush(int ep, struct conn *c) {
 }
 
 int main(void) {
-    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    int one = 1;
-    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t len = sizeof a;
-    if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 1024) || getsockname(l, (struct sockaddr *)&a, &len)) {
-        perror("echo_epoll: listen");
-        return 1;
-    }
-    printf("%d\n", ntohs(a.sin_port));
-    fflush(stdout);
+    int l = listen_loopback("echo_epoll", SOCK_NONBLOCK), one = 1;
     int ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event lev = { .events = EPOLLIN, .data.ptr = NULL };
     epoll_ctl(ep, EPOLL_CTL_ADD, l, &lev);

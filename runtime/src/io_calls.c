@@ -3,7 +3,8 @@
  * Each async_X describes X in the caller's future and starts it; each
  * cfa_X is async_X on a future of its own frame followed by cfa_io_wait.
  * io_start picks the engine: the calling processor's ring, the fallback
- * engine, or the plain system call off a processor.
+ * engine, or the plain system call off a processor. (The cfa_X are
+ * defined by the SYNC macro below: grep "SYNC(" to find one.)
  */
 #include "kernel.h"
 #include "io_internal.h"
@@ -176,49 +177,35 @@ void async_sendfile(io_future *f, int out_fd, int in_fd, off_t *offset, size_t c
                                       .len = count, .off = -1 });
 }
 
-/* ---- synchronous --------------------------------------------------------------- */
+/* ---- synchronous ------------------------------------------------------------------ */
 
-ssize_t cfa_read(int fd, void *buf, size_t count)
-{
-    io_future f;
-    async_read(&f, fd, buf, count);
-    return cfa_io_wait(&f);
-}
+/* cfa_X(params) is async_X on a future of its own frame, then the wait.
+ * SYNC(result type, X, (params), args) defines it. */
+#define SYNC(type, name, params, ...)                                                              \
+    type cfa_##name params                                                                         \
+    {                                                                                              \
+        io_future f;                                                                               \
+        async_##name(&f, __VA_ARGS__);                                                             \
+        return (type)cfa_io_wait(&f);                                                              \
+    }
 
-ssize_t cfa_write(int fd, const void *buf, size_t count)
-{
-    io_future f;
-    async_write(&f, fd, buf, count);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_pread(int fd, void *buf, size_t count, off_t offset)
-{
-    io_future f;
-    async_pread(&f, fd, buf, count, offset);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_pwrite(int fd, const void *buf, size_t count, off_t offset)
-{
-    io_future f;
-    async_pwrite(&f, fd, buf, count, offset);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_readv(int fd, const struct iovec *iov, int iovcnt)
-{
-    io_future f;
-    async_readv(&f, fd, iov, iovcnt);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_writev(int fd, const struct iovec *iov, int iovcnt)
-{
-    io_future f;
-    async_writev(&f, fd, iov, iovcnt);
-    return cfa_io_wait(&f);
-}
+SYNC(ssize_t, read, (int fd, void *buf, size_t count), fd, buf, count)
+SYNC(ssize_t, write, (int fd, const void *buf, size_t count), fd, buf, count)
+SYNC(ssize_t, pread, (int fd, void *buf, size_t count, off_t offset), fd, buf, count, offset)
+SYNC(ssize_t, pwrite, (int fd, const void *buf, size_t count, off_t offset), fd, buf, count, offset)
+SYNC(ssize_t, readv, (int fd, const struct iovec *iov, int iovcnt), fd, iov, iovcnt)
+SYNC(ssize_t, writev, (int fd, const struct iovec *iov, int iovcnt), fd, iov, iovcnt)
+SYNC(int, close, (int fd), fd)
+SYNC(int, fsync, (int fd), fd)
+SYNC(int, accept4, (int fd, struct sockaddr *addr, socklen_t *addrlen, int flags), fd, addr, addrlen, flags)
+SYNC(int, connect, (int fd, const struct sockaddr *addr, socklen_t addrlen), fd, addr, addrlen)
+SYNC(ssize_t, send, (int fd, const void *buf, size_t len, int flags), fd, buf, len, flags)
+SYNC(ssize_t, recv, (int fd, void *buf, size_t len, int flags), fd, buf, len, flags)
+SYNC(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), fd, msg, flags)
+SYNC(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), fd, msg, flags)
+SYNC(ssize_t, splice, (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags),
+     fd_in, off_in, fd_out, off_out, len, flags)
+SYNC(ssize_t, sendfile, (int out_fd, int in_fd, off_t *offset, size_t count), out_fd, in_fd, offset, count)
 
 int cfa_openat(int dirfd, const char *path, int flags, ...)
 {
@@ -231,79 +218,9 @@ int cfa_openat(int dirfd, const char *path, int flags, ...)
     return (int)cfa_io_wait(&f);
 }
 
-int cfa_close(int fd)
-{
-    io_future f;
-    async_close(&f, fd);
-    return (int)cfa_io_wait(&f);
-}
-
-int cfa_fsync(int fd)
-{
-    io_future f;
-    async_fsync(&f, fd);
-    return (int)cfa_io_wait(&f);
-}
-
-int cfa_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
-{
-    io_future f;
-    async_accept4(&f, fd, addr, addrlen, flags);
-    return (int)cfa_io_wait(&f);
-}
-
 int cfa_accept(int fd, struct sockaddr *addr, socklen_t *addrlen)
 {
     return cfa_accept4(fd, addr, addrlen, 0);
-}
-
-int cfa_connect(int fd, const struct sockaddr *addr, socklen_t addrlen)
-{
-    io_future f;
-    async_connect(&f, fd, addr, addrlen);
-    return (int)cfa_io_wait(&f);
-}
-
-ssize_t cfa_send(int fd, const void *buf, size_t len, int flags)
-{
-    io_future f;
-    async_send(&f, fd, buf, len, flags);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_recv(int fd, void *buf, size_t len, int flags)
-{
-    io_future f;
-    async_recv(&f, fd, buf, len, flags);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-    io_future f;
-    async_sendmsg(&f, fd, msg, flags);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_recvmsg(int fd, struct msghdr *msg, int flags)
-{
-    io_future f;
-    async_recvmsg(&f, fd, msg, flags);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags)
-{
-    io_future f;
-    async_splice(&f, fd_in, off_in, fd_out, off_out, len, flags);
-    return cfa_io_wait(&f);
-}
-
-ssize_t cfa_sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
-{
-    io_future f;
-    async_sendfile(&f, out_fd, in_fd, offset, count);
-    return cfa_io_wait(&f);
 }
 
 const char *cfa_io_engine(void)
