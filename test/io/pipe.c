@@ -8,6 +8,9 @@
 // RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
 // RUN: %timeout %t %stress default | FileCheck %s
 // RUN: env CFA_IO=fallback %timeout %t %stress fallback | FileCheck %s
+// RUN: env CFA_IO=fallback CFA_VERBOSE=1 %timeout %t 1 fallback 2>&1 >/dev/null | FileCheck --check-prefix=WARN %s
+// WARN: cfa: io: CFA_IO=fallback; using the fallback engine (epoll and a thread pool)
+// WARN-NOT: cfa: io:
 // CHECK: lines 1000 bytes 8890
 // CHECK-NEXT: future: available 0, read 5 hello, again 5
 // CHECK-NEXT: readv/writev 3 buffers ok
