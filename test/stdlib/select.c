@@ -120,14 +120,15 @@ static void futures(void) {
 }
 
 /* ---- a waituntil send meets a waituntil receive (both blocked forms) ---- */
-static Ints meet, other;
+static Ints meet, other, spare;   /* the sender offers meet and spare, the receiver takes other or meet */
 static void meet_sender(void *unused) {
     int v = 77;
-    CHECK_EQ(waituntil(on_send(&meet, &v), on_send(&other, &v)), 0);
+    CHECK_EQ(waituntil(on_send(&spare, &v), on_send(&meet, &v)), 1);
 }
 static void waituntil_meets_waituntil(void) {
     init(&meet, 0);
     init(&other, 0);
+    init(&spare, 0);
     for (int round = 0; round < 2; round++) {
         int v = 0, w = 0;
         struct task *t = task_start(meet_sender, NULL, "select sender");
@@ -135,10 +136,11 @@ static void waituntil_meets_waituntil(void) {
         CHECK_EQ(waituntil(on_recv(&other, &w), on_recv(&meet, &v)), 1);
         CHECK_EQ(v, 77);
         task_join(t);
-        CHECK(no_waiters(&meet) && no_waiters(&other), "waiters left");
+        CHECK(no_waiters(&meet) && no_waiters(&other) && no_waiters(&spare), "waiters left");
     }
     destroy(&meet);
     destroy(&other);
+    destroy(&spare);
     printf("waituntil meets waituntil ok\n");
 }
 
