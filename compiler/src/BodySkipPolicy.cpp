@@ -2,8 +2,10 @@
 #include "BodySkipPolicy.h"
 
 #include "ExtensionKinds.h"
+#include "ExtensionLexer.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/Lex/MacroInfo.h"
 
 #include <algorithm>
@@ -15,19 +17,27 @@ BodySkipPolicy::BodySkipPolicy(const DesugaringFileSystem &FS, const clang::Sour
     : FS(FS), SM(SM), PP(PP) {}
 
 void BodySkipPolicy::noteTopLevelDecl(const clang::Decl *D) {
+  // A struct holding a monitor or condition: its locals are zero-initialised.
+  if (const auto *RD = llvm::dyn_cast<clang::RecordDecl>(D)) {
+    if (RD->isThisDeclarationADefinition() && !RD->getName().empty() &&
+        containsZeroInitKind(RD->getASTContext().getRecordType(RD), RD->getASTContext()))
+      ManagedTypedefs.insert(RD->getName());
+    return;
+  }
   const auto *TD = llvm::dyn_cast<clang::TypedefNameDecl>(D);
   if (!TD)
     return;
   clang::QualType T = TD->getUnderlyingType();
   while (T->isArrayType())
     T = clang::QualType(T->getPointeeOrArrayElementType(), 0);
-  if (kindOfType(T) != ExtensionKind::None)
+  if (kindOfType(T) != ExtensionKind::None || containsZeroInitKind(T, TD->getASTContext()))
     ManagedTypedefs.insert(TD->getName());
 }
 
 bool BodySkipPolicy::isInteresting(llvm::StringRef Id) const {
   static const llvm::StringSet<> BuiltIns = {
-      "processor", "cluster", "cfa_processor", "cfa_cluster", "new", "delete", "resume",
+      "processor", "cluster", "cfa_processor", "cfa_cluster", "condition", "cfa_condition",
+      "new", "delete", "resume",
       "typeof", "__typeof__", "__typeof", "__auto_type"};
   if (BuiltIns.contains(Id) || FS.declaredTypeNames().contains(Id) || ManagedTypedefs.contains(Id))
     return true;
@@ -38,6 +48,18 @@ bool BodySkipPolicy::isInteresting(llvm::StringRef Id) const {
   return MI && !SM.isInSystemHeader(MI->getDefinitionLoc());
 }
 
+// A mutex function's prologue is inserted into its body.
+static bool hasMutexParameter(const clang::Decl *D) {
+  const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+  if (!FD)
+    return false;
+  for (const clang::ParmVarDecl *P : FD->parameters())
+    for (const auto *A : P->specific_attrs<clang::AnnotateAttr>())
+      if (A->getAnnotation() == MutexAnnotation)
+        return true;
+  return false;
+}
+
 bool BodySkipPolicy::canSkipBody(const clang::Decl *D) const {
   clang::SourceLocation Loc = SM.getFileLoc(D->getLocation());
   auto Entry = SM.getFileEntryRefForID(SM.getFileID(Loc));
@@ -46,6 +68,8 @@ bool BodySkipPolicy::canSkipBody(const clang::Decl *D) const {
   const DesugaredFile *File = FS.lookup(Entry->getName());
   if (!File)
     return true;
+  if (hasMutexParameter(D))
+    return false;
   unsigned Name = File->Map.toOriginal(SM.getFileOffset(Loc));
   auto Body = std::upper_bound(File->Groups.begin(), File->Groups.end(), Name,
                                [](unsigned Off, const TopLevelGroup &G) { return Off < G.Begin; });

@@ -1,16 +1,21 @@
 // BodySkipPolicy: which function bodies stage 1 may leave unparsed.
 //
 // Lowering only ever rewrites code inside a body that mentions a managed
-// type or a built-in that needs the AST (new, delete, resume), so Clang is
+// type or a built-in that needs the AST (new, delete, resume), or that the
+// lexer rewrote, or the body of a mutex function, so Clang is
 // told to skip every other body (FrontendOptions::SkipFunctionBodies and
 // ASTConsumer::shouldSkipFunctionBody); stage 2 still compiles and checks
 // all of them. A body in a desugared file is parsed when the extension
-// lexer rewrote something in it (a time literal, say: so that errors there
-// get exact columns through the source map), or when one of its
-// identifiers is:
+// lexer rewrote something in it (a time literal or a waitfor, say: so that
+// errors there get exact columns through the source map), when it is a
+// function with a mutex parameter (its prologue goes into the body), or
+// when one of its identifiers is:
 //  - a thread/coroutine/monitor type name of any desugared file read so far,
-//    or a typedef name for a managed type declared before it;
-//  - processor, cluster (and their struct tags), new, delete, resume;
+//    or a typedef name for a managed type declared before it, or the tag or
+//    typedef name of a struct that holds a monitor or condition (its locals
+//    are zero-initialised);
+//  - processor, cluster, condition (and their struct tags), new, delete,
+//    resume;
 //  - typeof/__typeof__/__auto_type (a type Clang must compute);
 //  - a macro not defined in a system header (its expansion is unknown here).
 // Bodies in other files (system headers, .h files, the prelude) are never

@@ -52,8 +52,11 @@ const DesugaredFile *DesugaringFileSystem::desugar(const llvm::Twine &Path) {
   if (!Buffer)
     return nullptr;
   auto Result = std::make_unique<DesugaredFile>(desugarExtensions((*Buffer)->getBuffer(), Spelled));
-  for (const DeclaredExtensionType &T : Result->Types)
+  for (const DeclaredExtensionType &T : Result->Types) {
     TypeNames.insert(T.Name);
+    if (T.Keyword != AggregateKeyword::Coroutine)
+      MonitorTypeNames.insert(T.Name);
+  }
   return (Cache[Key] = std::move(Result)).get();
 }
 

@@ -30,13 +30,16 @@ public:
   const DesugaredFile *lookup(llvm::StringRef Path) const;
   // Names of the thread/coroutine/monitor types of every file read so far.
   const llvm::StringSet<> &declaredTypeNames() const { return TypeNames; }
+  // Those declared with `monitor` or `thread` (a thread is a monitor): also
+  // known where the type is incomplete (a forward declaration).
+  const llvm::StringSet<> &monitorTypeNames() const { return MonitorTypeNames; }
   // Absolute, dot-free spelling used as the cache key.
   std::string canonicalPath(llvm::StringRef Path) const;
 
 private:
   const DesugaredFile *desugar(const llvm::Twine &Path);
   llvm::StringMap<std::unique_ptr<DesugaredFile>> Cache;
-  llvm::StringSet<> TypeNames;
+  llvm::StringSet<> TypeNames, MonitorTypeNames;
 };
 
 } // namespace cfacc

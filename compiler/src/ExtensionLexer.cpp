@@ -1,12 +1,14 @@
 // ExtensionLexer: see ExtensionLexer.h. The scan works on the file's code
-// tokens (directive lines removed) and records edits on original offsets;
-// the output is assembled from the edits in one pass, which also builds the
-// SourceMap. Edits never overlap: each pattern consumes its tokens.
+// tokens (CodeTokens: directive lines removed) and records edits on original
+// offsets; the output is assembled from the edits in one pass, which also
+// builds the SourceMap. Edits never overlap: each pattern consumes its
+// tokens, and a token inside a range already replaced is never looked at
+// again. Statement-level constructs (mutex statements, waitfor) take their
+// shape from StatementSyntax.
 #include "ExtensionLexer.h"
 
-#include "clang/Basic/LangOptions.h"
-#include "clang/Lex/Lexer.h"
-#include "llvm/ADT/StringSet.h"
+#include "CodeTokens.h"
+#include "StatementSyntax.h"
 
 #include <algorithm>
 #include <map>
@@ -14,37 +16,30 @@
 namespace cfacc {
 namespace {
 
-struct CodeToken {
-  clang::tok::TokenKind Kind;
-  unsigned Offset;
-  unsigned Length;
-  llvm::StringRef Text;
-};
-
 struct Edit {
   unsigned Begin, End; // original range replaced (Begin == End: insertion)
   std::string Replacement;
   unsigned Anchor;     // where synthesized text maps back to
-  unsigned Sequence;   // keeps insertions at one offset in creation order
+  unsigned Sequence;   // creation order
+  bool Closer;         // an insertion that closes a construct opened earlier
 };
 
-bool isCKeyword(llvm::StringRef Word) {
-  static const llvm::StringSet<> Keywords = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do",
-      "double", "else", "enum", "extern", "float", "for", "goto", "if",
-      "inline", "int", "long", "register", "restrict", "return", "short",
-      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-      "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof",
-      "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
-      "_Static_assert", "_Thread_local", "__attribute__", "__restrict",
-      "__restrict__", "__inline", "__inline__", "__const", "__volatile__",
-      "__typeof__", "typeof", "__extension__", "asm", "__asm__"};
-  return Keywords.contains(Word);
-}
-
-bool isQualifier(llvm::StringRef Word) {
-  return Word == "const" || Word == "volatile" || Word == "restrict" ||
-         Word == "__restrict" || Word == "__restrict__" || Word == "_Atomic";
+// Output order of edits. At one offset, insertions come before a
+// replacement (which consumes the offset); among insertions, closers come
+// first (what ends there ends before what starts there), closers of inner
+// constructs (created later: the scan goes outside in) before outer ones,
+// and openers in creation order (outer first).
+bool editBefore(const Edit &A, const Edit &B) {
+  if (A.Begin != B.Begin)
+    return A.Begin < B.Begin;
+  bool InsertA = A.Begin == A.End, InsertB = B.Begin == B.End;
+  if (InsertA != InsertB)
+    return InsertA;
+  if (InsertA && A.Closer != B.Closer)
+    return A.Closer;
+  if (InsertA && A.Closer)
+    return A.Sequence > B.Sequence;
+  return A.Sequence < B.Sequence;
 }
 
 bool isTimeUnit(llvm::StringRef Word) {
@@ -54,12 +49,11 @@ bool isTimeUnit(llvm::StringRef Word) {
 class Desugarer {
 public:
   Desugarer(llvm::StringRef Source, llvm::StringRef PresumedName)
-      : Source(Source), PresumedName(PresumedName) {}
+      : Source(Source), PresumedName(PresumedName), Code(Source), Tokens(Code.tokens()),
+        Partner(Code.partners()), DeclaresOwnNew(declaresFunctionNamed("new")),
+        Statements(Code, !declaresFunctionNamed("waitfor")) {}
 
   DesugaredFile run() {
-    tokenize();
-    matchBrackets();
-    DeclaresOwnNew = declaresFunctionNamedNew();
     for (size_t I = 0; I < Tokens.size(); ++I)
       I = desugarAt(I);
     collectTopLevelGroups();
@@ -69,67 +63,16 @@ public:
 private:
   llvm::StringRef Source;
   llvm::StringRef PresumedName;
-  std::vector<CodeToken> Tokens;
-  std::vector<size_t> Partner; // index of the matching bracket, or npos
+  CodeTokens Code;
+  const std::vector<CodeToken> &Tokens;
+  const std::vector<size_t> &Partner; // index of the matching bracket, or None
   std::vector<Edit> Edits;
   std::map<unsigned, unsigned> Replaced; // Begin -> End of replacing edits
   DesugaredFile Result;
-  bool DeclaresOwnNew = false; // the file's C code has a function named new
-  static constexpr size_t None = static_cast<size_t>(-1);
-
-  void tokenize() {
-    clang::LangOptions Opts;
-    Opts.C17 = true;
-    Opts.GNUMode = true;
-    Opts.Digraphs = true;
-    Opts.LineComment = true;
-    clang::Lexer Lex(clang::SourceLocation(), Opts, Source.begin(), Source.begin(), Source.end());
-    Lex.SetCommentRetentionState(false);
-    bool InDirective = false;
-    for (;;) {
-      clang::Token Tok;
-      bool AtEnd = Lex.LexFromRawLexer(Tok);
-      if (Tok.is(clang::tok::eof))
-        break;
-      unsigned End = static_cast<unsigned>(Lex.getBufferLocation() - Source.begin());
-      unsigned Length = std::min<unsigned>(Tok.getLength(), End);
-      unsigned Offset = End - Length;
-      if (Tok.isAtStartOfLine())
-        InDirective = Tok.is(clang::tok::hash);
-      if (!InDirective)
-        Tokens.push_back({Tok.getKind(), Offset, Length, Source.substr(Offset, Length)});
-      if (AtEnd)
-        break;
-    }
-  }
-
-  void matchBrackets() {
-    Partner.assign(Tokens.size(), None);
-    std::vector<size_t> Open;
-    for (size_t I = 0; I < Tokens.size(); ++I) {
-      auto K = Tokens[I].Kind;
-      if (K == clang::tok::l_paren || K == clang::tok::l_brace || K == clang::tok::l_square) {
-        Open.push_back(I);
-        continue;
-      }
-      clang::tok::TokenKind Opener;
-      if (K == clang::tok::r_paren) Opener = clang::tok::l_paren;
-      else if (K == clang::tok::r_brace) Opener = clang::tok::l_brace;
-      else if (K == clang::tok::r_square) Opener = clang::tok::l_square;
-      else continue;
-      // Unbalanced input: pop to the nearest opener of the right kind, but
-      // look only a few levels down, so that hostile input stays linear.
-      constexpr long SearchDepth = 16;
-      auto Limit = Open.rbegin() + std::min<long>(SearchDepth, static_cast<long>(Open.size()));
-      auto It = std::find_if(Open.rbegin(), Limit, [&](size_t J) { return Tokens[J].Kind == Opener; });
-      if (It == Limit)
-        continue;
-      size_t J = *It;
-      Open.erase(std::next(It).base(), Open.end());
-      Partner[I] = J;
-      Partner[J] = I;
-    }
-  }
+  bool DeclaresOwnNew; // the file's C code has a function named new
+  StatementSyntax Statements;
+  unsigned StatementCounter = 0; // names the variables of mutex and waitfor statements
+  static constexpr size_t None = CodeTokens::None;
 
   void collectTopLevelGroups() {
     std::vector<unsigned> EditBegins;
@@ -153,27 +96,20 @@ private:
     }
   }
 
-  bool isWord(size_t I, llvm::StringRef Word) const {
-    return I < Tokens.size() && Tokens[I].Kind == clang::tok::raw_identifier &&
-           Tokens[I].Text == Word;
-  }
-  bool isKind(size_t I, clang::tok::TokenKind K) const {
-    return I < Tokens.size() && Tokens[I].Kind == K;
-  }
-  bool isName(size_t I) const {
-    return I < Tokens.size() && Tokens[I].Kind == clang::tok::raw_identifier &&
-           !isCKeyword(Tokens[I].Text);
-  }
-  // A member access or a declaration precedes: the word is not a keyword.
-  bool followsMemberAccess(size_t I) const {
-    return I > 0 && (isKind(I - 1, clang::tok::period) || isKind(I - 1, clang::tok::arrow));
-  }
-  unsigned endOf(size_t I) const { return Tokens[I].Offset + Tokens[I].Length; }
+  bool isWord(size_t I, llvm::StringRef Word) const { return Code.isWord(I, Word); }
+  bool isKind(size_t I, clang::tok::TokenKind K) const { return Code.isKind(I, K); }
+  bool isName(size_t I) const { return Code.isName(I); }
+  bool followsMemberAccess(size_t I) const { return Code.followsMemberAccess(I); }
+  unsigned endOf(size_t I) const { return Code.endOf(I); }
 
-  void addEdit(unsigned Begin, unsigned End, std::string Text, unsigned Anchor) {
-    Edits.push_back({Begin, End, std::move(Text), Anchor, static_cast<unsigned>(Edits.size())});
+  void addEdit(unsigned Begin, unsigned End, std::string Text, unsigned Anchor, bool Closer = false) {
+    Edits.push_back({Begin, End, std::move(Text), Anchor, static_cast<unsigned>(Edits.size()), Closer});
     if (Begin < End)
       Replaced[Begin] = End;
+  }
+  // Inserts Text after token I, closing a construct (see editBefore).
+  void closeAfter(size_t I, std::string Text, unsigned Anchor) {
+    addEdit(endOf(I), endOf(I), std::move(Text), Anchor, /*Closer=*/true);
   }
   void replaceToken(size_t I, std::string Text) {
     addEdit(Tokens[I].Offset, endOf(I), std::move(Text), Tokens[I].Offset);
@@ -185,6 +121,8 @@ private:
   // Returns the index of the last token the pattern consumed.
   size_t desugarAt(size_t I) {
     const CodeToken &T = Tokens[I];
+    if (insideReplacement(T.Offset))
+      return I; // consumed by an earlier pattern (a later clause of a waitfor, say)
     if (T.Kind == clang::tok::unknown && T.Text == "`")
       return desugarTimeLiteral(I);
     if (T.Kind != clang::tok::raw_identifier || followsMemberAccess(I))
@@ -195,6 +133,10 @@ private:
       return desugarTypeMain(I);
     if (T.Text == "new")
       return desugarNew(I);
+    if (T.Text == "mutex")
+      return Statements.isMutexStatement(I) ? desugarMutexStatement(I) : desugarMutexParameter(I);
+    if ((T.Text == "waitfor" || T.Text == "when") && Statements.atStatementStart(I))
+      return desugarWaitfor(I);
     return I;
   }
 
@@ -210,9 +152,6 @@ private:
     Struct.resize(std::max<size_t>(Word.size(), Struct.size()), ' ');
     replaceToken(I, Struct);
     Result.Types.push_back({Tokens[I + 1].Text.str(), Keyword, Tokens[I].Offset});
-    if (Keyword == AggregateKeyword::Monitor)
-      error(Tokens[I].Offset, "monitor types are not supported yet by this cfacc "
-                              "(monitors, mutex parameters and waitfor come next)");
     if (isKind(I + 2, clang::tok::semi))
       return I + 2;
     size_t Close = Partner[I + 2];
@@ -220,14 +159,14 @@ private:
       error(Tokens[I + 2].Offset, "expected '}' to end the body of '" + Tokens[I + 1].Text.str() + "'");
       return I + 2;
     }
-    if (Keyword != AggregateKeyword::Monitor) {
-      size_t Last = Close - 1; // token before '}'
-      bool NeedsSemi = !isKind(Last, clang::tok::semi) && !isKind(Last, clang::tok::l_brace);
-      std::string Member = Keyword == AggregateKeyword::Thread
-                               ? std::string(" struct cfa_thread ") + ThreadDescriptorMember + ";"
-                               : std::string(" struct cfa_coroutine ") + CoroutineDescriptorMember + ";";
-      addEdit(endOf(Last), endOf(Last), (NeedsSemi ? ";" : "") + Member, Tokens[Close].Offset);
-    }
+    size_t Last = Close - 1; // token before '}'
+    bool NeedsSemi = !isKind(Last, clang::tok::semi) && !isKind(Last, clang::tok::l_brace);
+    std::string Member = Keyword == AggregateKeyword::Thread
+                             ? std::string(" struct cfa_thread ") + ThreadDescriptorMember + ";"
+                         : Keyword == AggregateKeyword::Coroutine
+                             ? std::string(" struct cfa_coroutine ") + CoroutineDescriptorMember + ";"
+                             : std::string(" struct cfa_monitor ") + MonitorDescriptorMember + ";";
+    addEdit(endOf(Last), endOf(Last), (NeedsSemi ? ";" : "") + Member, Tokens[Close].Offset);
     return I + 2; // the body is scanned normally
   }
 
@@ -260,18 +199,19 @@ private:
   }
 
   // `T new(`: the word before is a type (or a name), not an expression
-  // keyword, so a C function named new is being declared or defined.
-  bool isNewDeclaration(size_t I) const {
+  // keyword, so a C function named new (say) is being declared or defined.
+  bool isFunctionDeclarator(size_t I) const {
     if (I == 0 || Tokens[I - 1].Kind != clang::tok::raw_identifier)
       return false;
     llvm::StringRef Prev = Tokens[I - 1].Text;
     return !(Prev == "return" || Prev == "case" || Prev == "sizeof" || Prev == "else" || Prev == "do");
   }
 
-  // A C file with its own function `new` keeps it: then `new(` is a call.
-  bool declaresFunctionNamedNew() const {
+  // A C file with its own function `new` (or `waitfor`) keeps it: then
+  // `new(` (`waitfor(`) is a call.
+  bool declaresFunctionNamed(llvm::StringRef Name) const {
     for (size_t I = 0; I + 1 < Tokens.size(); ++I)
-      if (isWord(I, "new") && isKind(I + 1, clang::tok::l_paren) && isNewDeclaration(I))
+      if (isWord(I, Name) && isKind(I + 1, clang::tok::l_paren) && isFunctionDeclarator(I))
         return true;
     return false;
   }
@@ -314,6 +254,158 @@ private:
       replaceToken(Close, "){0})");
     }
     return I + 1; // the initializers are scanned normally (nested new, literals)
+  }
+
+  // `T *mutex p` in a parameter list: the parameter keeps its type and is
+  // marked for the monitor pass with an annotation, which Clang keeps on
+  // the ParmVarDecl. A name must follow: `T *mutex)` reads, as in C, as a
+  // parameter named mutex (common in pthread code).
+  size_t desugarMutexParameter(size_t I) {
+    size_t Before = I;
+    while (Before > 0 && Tokens[Before - 1].Kind == clang::tok::raw_identifier &&
+           isQualifier(Tokens[Before - 1].Text))
+      --Before;
+    if (Before == 0 || !isKind(Before - 1, clang::tok::star))
+      return I;
+    size_t Name = I + 1;
+    while (Name < Tokens.size() && Tokens[Name].Kind == clang::tok::raw_identifier &&
+           isQualifier(Tokens[Name].Text))
+      ++Name;
+    if (!isName(Name) || !(isKind(Name + 1, clang::tok::comma) || isKind(Name + 1, clang::tok::r_paren) ||
+                           isKind(Name + 1, clang::tok::l_square)))
+      return I;
+    replaceToken(I, std::string("__attribute__((annotate(\"") + MutexAnnotation + "\")))");
+    return I;
+  }
+
+  // mutex (a, b) { body }  ->
+  //   { struct cfa_monitor *__cfa_mutex_monitors_N[] = { __cfa_monitor_of((a)), __cfa_monitor_of((b)) };
+  //     struct cfa_mutex_group __cfa_mutex_N __attribute__((cleanup(cfa_mutex_leave)));
+  //     cfa_mutex_enter(&__cfa_mutex_N, __cfa_mutex_monitors_N, 2, (const void *)0); { body } }
+  // The monitor pass turns each __cfa_monitor_of into the object's monitor.
+  // The statement's function identity is a null pointer: waitfor clauses
+  // always name a function, so no waitfor ever accepts a mutex statement.
+  size_t desugarMutexStatement(size_t I) {
+    size_t Open = I + 1, Close = Partner[Open], Body = Close + 1;
+    std::vector<size_t> Commas = Code.topLevelCommas(Open);
+    std::vector<size_t> Bounds = {Open};
+    Bounds.insert(Bounds.end(), Commas.begin(), Commas.end());
+    Bounds.push_back(Close);
+    for (size_t K = 0; K + 1 < Bounds.size(); ++K) {
+      if (Bounds[K] + 1 == Bounds[K + 1]) {
+        error(Tokens[Bounds[K + 1]].Offset, "a mutex statement names the monitors it holds: mutex (a, b) { ... }");
+        addEdit(Tokens[I].Offset, endOf(Close), " ", Tokens[I].Offset); // leaves the block
+        return Close;
+      }
+    }
+    std::string N = std::to_string(++StatementCounter);
+    std::string Monitors = "__cfa_mutex_monitors_" + N, Group = "__cfa_mutex_" + N;
+    replaceToken(I, "{ struct cfa_monitor *" + Monitors + "[] = { __cfa_monitor_of(");
+    for (size_t Comma : Commas)
+      replaceToken(Comma, ")), __cfa_monitor_of((");
+    replaceToken(Close, ")) }; struct cfa_mutex_group " + Group +
+                            " __attribute__((cleanup(cfa_mutex_leave))); cfa_mutex_enter(&" + Group + ", " +
+                            Monitors + ", " + std::to_string(Commas.size() + 1) + ", (const void *)0);");
+    closeAfter(Partner[Body], " }", Tokens[I].Offset);
+    return I; // the monitor expressions and the body are scanned normally
+  }
+
+  // A waitfor statement (LANGUAGE.md section 6) becomes one if/else-if
+  // chain, every clause statement in place, that runs twice (the
+  // __cfa_waitfor helpers in the prelude):
+  //
+  //   { struct cfa_waitfor_clause W_clauses[2]; unsigned W_numbers[2];
+  //     struct __cfa_waitfor W = __cfa_waitfor_begin(W_clauses, W_numbers); W_again:
+  //     if (W.done ? W.chosen == 0 : __cfa_waitfor_add(&W, 0, (const void *)(f), __cfa_monitor_of((m)))) { S0 }
+  //     else if (W.done ? W.chosen == 1 : (g) && __cfa_waitfor_add(&W, 1, ...)) { S1 }
+  //     else if (W.done ? W.chosen == CFA_WAITFOR_TIMEOUT : __cfa_waitfor_timeout(&W, (d))) { S2 }
+  //     else { __cfa_waitfor_run(&W); goto W_again; } }
+  //
+  // The first pass evaluates the guards, functions, monitors and timeout in
+  // source order (a false guard skips its clause's expressions) and every
+  // condition is false; the final else waits and jumps back; the second pass
+  // runs the statement of the clause that fired. So the statements stay
+  // ordinary statements: break, continue and return act on the enclosing
+  // loop or function, and nothing is moved, so every token keeps its line.
+  // Each statement is braced, so an `if` in it cannot take the chain's else.
+  // `join` as the function is the thread's join (cfa_join_function).
+  size_t desugarWaitfor(size_t I) {
+    WaitforChain Chain = Statements.waitforChain(I);
+    if (!Chain.IsStatement)
+      return I;
+    if (!Chain.Error.empty()) {
+      error(Tokens[Chain.ErrorToken].Offset, Chain.Error);
+      blankWaitforHeaders(Chain);
+      return I;
+    }
+    std::string N = std::to_string(++StatementCounter);
+    std::string W = "__cfa_waitfor_" + N;
+    size_t Accepts = std::count_if(Chain.Clauses.begin(), Chain.Clauses.end(),
+                                   [](const WaitforClause &C) { return C.Kind == WaitforClause::Accept; });
+    std::string Count = std::to_string(Accepts);
+    std::string Prefix = "{ struct cfa_waitfor_clause " + W + "_clauses[" + Count + "]; unsigned " + W +
+                         "_numbers[" + Count + "]; struct __cfa_waitfor " + W + " = __cfa_waitfor_begin(" + W +
+                         "_clauses, " + W + "_numbers); " + W + "_again: ";
+    unsigned Anchor = Tokens[I].Offset;
+    unsigned AcceptNumber = 0;
+    for (size_t K = 0; K < Chain.Clauses.size(); ++K) {
+      const WaitforClause &C = Chain.Clauses[K];
+      std::string Selected = C.Kind == WaitforClause::Accept    ? std::to_string(AcceptNumber)
+                             : C.Kind == WaitforClause::Timeout ? "CFA_WAITFOR_TIMEOUT"
+                                                                : "CFA_WAITFOR_ELSE";
+      std::string Head = (K == 0 ? Prefix + "if (" : std::string("else if (")) + W + ".done ? " + W +
+                         ".chosen == " + Selected + " : ";
+      std::string Call; // what replaces the clause keyword
+      if (C.Or != None)
+        replaceToken(C.Or, Head);
+      if (C.When != None)
+        replaceToken(C.When, C.Or != None ? " " : Head);
+      else if (C.Or == None)
+        Call = Head;
+      if (C.When != None)
+        Call += "&& ";
+      size_t Close = C.Open != None ? Partner[C.Open] : None;
+      switch (C.Kind) {
+      case WaitforClause::Accept:
+        replaceToken(C.Keyword, Call + "__cfa_waitfor_add");
+        addEdit(endOf(C.Open), endOf(C.Open), "&" + W + ", " + std::to_string(AcceptNumber++) +
+                                                   ", (const void *)(", Anchor);
+        if (C.Comma == C.Open + 2 && isWord(C.Open + 1, "join"))
+          replaceToken(C.Open + 1, "cfa_join_function");
+        replaceToken(C.Comma, "), __cfa_monitor_of((");
+        replaceToken(Close, ")))) {");
+        break;
+      case WaitforClause::Timeout:
+        replaceToken(C.Keyword, Call + "__cfa_waitfor_timeout");
+        addEdit(endOf(C.Open), endOf(C.Open), "&" + W + ", (", Anchor);
+        replaceToken(Close, "))) {");
+        break;
+      case WaitforClause::Else:
+        replaceToken(C.Keyword, "__cfa_waitfor_else(&" + W + ")) {");
+        break;
+      }
+      bool Last = K + 1 == Chain.Clauses.size();
+      closeAfter(C.StmtEnd,
+                 Last ? " } else { __cfa_waitfor_run(&" + W + "); goto " + W + "_again; } }" : std::string(" }"),
+                 Last ? Anchor : Tokens[C.StmtEnd].Offset);
+    }
+    return I; // guards, functions, monitors and statements are scanned normally
+  }
+
+  // After an error in a waitfor statement: the clause headers are removed
+  // (the statements stay), so that Clang reports nothing more about them.
+  void blankWaitforHeaders(const WaitforChain &Chain) {
+    auto Blank = [&](size_t From, size_t To) {
+      if (From != None && To != None && To >= From)
+        addEdit(Tokens[From].Offset, endOf(To), " ", Tokens[From].Offset); // not empty: errors map here
+    };
+    for (const WaitforClause &C : Chain.Clauses) {
+      Blank(C.Or, C.Or);
+      if (C.When != None)
+        Blank(C.When, Partner[C.When + 1] != None ? Partner[C.When + 1] : C.When);
+      if (C.Keyword != None)
+        Blank(C.Keyword, C.Open != None && Partner[C.Open] != None ? Partner[C.Open] : C.Keyword);
+    }
   }
 
   // operand`unit -> unit(operand)
@@ -368,6 +460,15 @@ private:
   // An insertion at Offset would land inside a range already replaced.
   // Replaced ranges never overlap, so only the last one starting before
   // Offset can hold it.
+  // Offset lies in a range already replaced (at its start included).
+  bool insideReplacement(unsigned Offset) const {
+    auto It = Replaced.upper_bound(Offset);
+    if (It == Replaced.begin())
+      return false;
+    --It;
+    return It->first <= Offset && Offset < It->second;
+  }
+
   bool editTouches(unsigned Offset) const {
     auto It = Replaced.lower_bound(Offset);
     if (It == Replaced.begin())
@@ -409,9 +510,7 @@ private:
       Synthesize(prologueFor(T), T.KeywordOffset);
     Synthesize("\n#line 1 " + quoted(PresumedName) + "\n", 0);
 
-    std::sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) {
-      return A.Begin != B.Begin ? A.Begin < B.Begin : A.Sequence < B.Sequence;
-    });
+    std::sort(Edits.begin(), Edits.end(), editBefore);
     unsigned Cursor = 0;
     for (const Edit &E : Edits) {
       if (E.Begin < Cursor)

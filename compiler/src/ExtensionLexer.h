@@ -7,7 +7,13 @@
 // left untouched. Every construct is contextual (LANGUAGE.md section 1):
 //
 //   thread X {  /  coroutine X {   -> struct X { ... <descriptor member>; }
-//   thread X ;                     -> struct X ;
+//   monitor X {                    -> struct X { ... struct cfa_monitor __cfa_monitor; }
+//   thread X ;  (coroutine, monitor) -> struct X ;
+//   T *mutex p  (a parameter)      -> T *__attribute__((annotate("cfa_mutex"))) p
+//   mutex (a, b) { ... }           -> a block that enters the monitors (see
+//                                     desugarMutexStatement)
+//   waitfor(f, m) S or when (g) waitfor(f2, m) S2 or timeout(d) S3 or else S4
+//                                  -> an if/else-if chain (see desugarWaitfor)
 //   main(X *p)                     -> __cfa_main_X(X *p)   (one pointer param)
 //   new(T, inits)                  -> __cfa_new((T){inits})  (new(T): (T){0})
 //                                     (not in a file that declares its own
@@ -16,7 +22,10 @@
 //
 // The prologue includes <cfa/prelude.h> and declares, per type, the typedef
 // and the per-type overloads (join/unpark for threads, resume for
-// coroutines) so that `resume(&f)->fn` type-checks. Their bodies come later
+// coroutines) so that `resume(&f)->fn` type-checks. What needs types (the
+// member path to a monitor, whether waitfor names a mutex function) is left
+// to the monitor pass: the lexer marks it with __cfa_monitor_of(...) and
+// the annotation. Their bodies come later
 // from the AST lowering. The function never fails and never reads outside
 // its input (a libFuzzer target checks this).
 #ifndef CFACC_EXTENSION_LEXER_H
@@ -66,6 +75,8 @@ struct DesugaredFile {
 inline constexpr const char *ThreadDescriptorMember = "__cfa_thread";
 inline constexpr const char *CoroutineDescriptorMember = "__cfa_cor";
 inline constexpr const char *MonitorDescriptorMember = "__cfa_monitor";
+// The annotation that marks a `mutex` parameter (annotate attribute).
+inline constexpr const char *MutexAnnotation = "cfa_mutex";
 // Prefix of the renamed per-type main functions: __cfa_main_<Type>.
 inline constexpr const char *TypeMainPrefix = "__cfa_main_";
 

@@ -47,6 +47,7 @@ public:
   clang::ASTContext &ast() { return Ctx; }
   clang::SourceManager &sources() { return Ctx.getSourceManager(); }
   clang::Rewriter &rewriter() { return R; }
+  const DesugaringFileSystem &files() const { return FS; }
 
   // A location in a desugared file, outside any macro expansion.
   bool isUserCode(clang::SourceLocation Loc);

@@ -5,7 +5,8 @@
 //  1. lowerTypeMains      main(T *) bodies: validate, register, canonical name
 //  2. lowerObjectLifetimes  declarations: RAII start/stop, statics, by-value rules
 //  3. lowerHeapObjects    new(...) and delete(...)
-//  4. emitHelpers         per-type helpers, cleanups, static start/stop
+//  4. lowerMonitors       mutex parameters and statements, waitfor clauses
+//  5. emitHelpers         per-type helpers, cleanups, static start/stop
 #ifndef CFACC_PASSES_H
 #define CFACC_PASSES_H
 
@@ -16,6 +17,7 @@ namespace cfacc {
 void lowerTypeMains(LoweringContext &L);
 void lowerObjectLifetimes(LoweringContext &L);
 void lowerHeapObjects(LoweringContext &L);
+void lowerMonitors(LoweringContext &L);
 void emitHelpers(LoweringContext &L, clang::FileID MainFile);
 
 } // namespace cfacc

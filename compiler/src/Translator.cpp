@@ -48,6 +48,7 @@ public:
     lowerTypeMains(L);
     lowerObjectLifetimes(L);
     lowerHeapObjects(L);
+    lowerMonitors(L);
     if (L.hadErrors() || Diags.hasErrorOccurred())
       return;
     emitHelpers(L, SM.getMainFileID());

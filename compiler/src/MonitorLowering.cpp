@@ -1,0 +1,268 @@
+// MonitorLowering: mutex parameters, mutex statements and waitfor
+// (LANGUAGE.md sections 4 to 6), the parts that need types. The extension
+// lexer has already given the constructs their C shape (see
+// ExtensionLexer.h); it marks what it cannot decide without types:
+//
+//  - a `mutex` parameter carries the annotation "cfa_mutex". Each must be a
+//    pointer to a monitor or thread type, and every declaration of a
+//    function must agree on which parameters are mutex (the callers of a
+//    prototype and the definition must lock the same way). A definition
+//    with mutex parameters gets its prologue right after `{`, on the same
+//    line:
+//        struct cfa_monitor *__cfa_mutex_monitors[] = { &a->__cfa_monitor, ... };
+//        struct cfa_mutex_group __cfa_mutex __attribute__((cleanup(cfa_mutex_leave)));
+//        cfa_mutex_enter(&__cfa_mutex, __cfa_mutex_monitors, n, (const void *)f);
+//    The cleanup attribute releases the monitors on every way out of the
+//    call (return, end of body), exactly like the RAII of objects. The
+//    function's own address identifies it for waitfor, and is the same in
+//    every translation unit. (The runtime sorts the monitors, removes
+//    duplicates and handles re-entry.)
+//  - `__cfa_monitor_of((p))` stands for p's monitor: it becomes
+//    `&((p))->__cfa_monitor`, or `&((p))->__cfa_thread.self_monitor` for a
+//    thread (a thread is a monitor); p must point to one of these;
+//  - each waitfor clause is a call `__cfa_waitfor_add(&W, k, (const void
+//    *)(f), __cfa_monitor_of((m)))`: f must be a mutex function with a
+//    mutex parameter of m's type (or cfa_join_function, which the lexer
+//    writes for `join`: then m must be a thread).
+#include "ExtensionLexer.h"
+#include "Passes.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+#include <set>
+
+namespace cfacc {
+namespace {
+
+using namespace clang::ast_matchers;
+
+bool isMutexParameter(const clang::ParmVarDecl *P, bool WrittenHere) {
+  for (const auto *A : P->specific_attrs<clang::AnnotateAttr>())
+    if (A->getAnnotation() == MutexAnnotation && (!WrittenHere || !A->isInherited()))
+      return true;
+  return false;
+}
+
+const clang::RecordDecl *pointeeRecord(clang::QualType T) {
+  if (T.isNull() || !T->isPointerType())
+    return nullptr;
+  const clang::RecordDecl *RD = T->getPointeeType().getCanonicalType()->getAsRecordDecl();
+  return RD ? llvm::cast<clang::RecordDecl>(RD->getCanonicalDecl()) : nullptr;
+}
+
+// "->__cfa_monitor" or "->__cfa_thread.self_monitor" for a pointer to a
+// monitor or thread, else "".
+std::string monitorPath(clang::QualType T) {
+  if (T.isNull() || !T->isPointerType())
+    return "";
+  std::string Member = monitorMemberOf(kindOfType(T->getPointeeType()));
+  return Member.empty() ? "" : "->" + Member;
+}
+
+std::string quotedType(clang::QualType T) { return "'" + T.getAsString() + "'"; }
+
+class MonitorCallback : public MatchFinder::MatchCallback {
+public:
+  explicit MonitorCallback(LoweringContext &L) : L(L) {}
+
+  void run(const MatchFinder::MatchResult &Result) override {
+    if (const auto *FD = Result.Nodes.getNodeAs<clang::FunctionDecl>("function"))
+      return onFunction(FD);
+    if (const auto *P = Result.Nodes.getNodeAs<clang::ParmVarDecl>("param"))
+      return onParameter(P);
+    // A call inside an initializer list is reached twice (its syntactic and
+    // semantic forms share it): handle each once.
+    const auto *MonitorOf = Result.Nodes.getNodeAs<clang::CallExpr>("monitorOf");
+    if (MonitorOf && Handled.insert(MonitorOf).second)
+      onMonitorOf(MonitorOf);
+    const auto *Clause = Result.Nodes.getNodeAs<clang::CallExpr>("clause");
+    if (Clause && Handled.insert(Clause).second)
+      onWaitforClause(Clause);
+  }
+
+private:
+  LoweringContext &L;
+  std::set<const clang::CallExpr *> Handled;
+
+  // A pointer to a monitor or thread; in a declaration without body the
+  // type may still be incomplete (`monitor M;`): its name tells.
+  bool pointsToMonitor(clang::QualType T, bool AllowIncomplete) {
+    if (!monitorPath(T).empty())
+      return true;
+    const clang::RecordDecl *RD = pointeeRecord(T);
+    return AllowIncomplete && RD && !RD->getDefinition() && L.files().monitorTypeNames().contains(RD->getName());
+  }
+
+  void onFunction(const clang::FunctionDecl *FD) {
+    if (!L.isInUserFile(FD->getLocation()))
+      return;
+    bool Definition = FD->doesThisDeclarationHaveABody();
+    bool Valid = true;
+    std::vector<const clang::ParmVarDecl *> Mutex;
+    for (const clang::ParmVarDecl *P : FD->parameters()) {
+      bool Written = isMutexParameter(P, /*WrittenHere=*/true);
+      bool Monitor = pointsToMonitor(P->getType(), !Definition);
+      if (Written && !Monitor) {
+        L.error(P->getLocation(), "'mutex' parameter '" + P->getName().str() +
+                                      "' must be a pointer to a monitor or thread type, not " +
+                                      quotedType(P->getType()));
+        Valid = false;
+      } else if (!Written && Monitor && P->getName() == "mutex") {
+        // `M *mutex` without a name declares a parameter named mutex.
+        L.error(P->getLocation(), "a parameter named 'mutex' of type " + quotedType(P->getType()) +
+                                      ": a mutex parameter needs a name, as in 'M *mutex m'");
+        Valid = false;
+      }
+      if (Written)
+        Mutex.push_back(P);
+    }
+    Valid &= agreesWithPreviousDeclaration(FD);
+    if (Valid && Definition && !Mutex.empty())
+      insertPrologue(FD, Mutex);
+  }
+
+  bool agreesWithPreviousDeclaration(const clang::FunctionDecl *FD) {
+    const clang::FunctionDecl *Prev = FD->getPreviousDecl();
+    if (!Prev || Prev->getNumParams() != FD->getNumParams())
+      return true;
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      const clang::ParmVarDecl *P = FD->getParamDecl(I);
+      bool Here = isMutexParameter(P, true), Before = isMutexParameter(Prev->getParamDecl(I), false);
+      if (Here == Before)
+        continue;
+      L.error(P->getLocation(), "parameter " + std::to_string(I + 1) + " of '" + FD->getName().str() + "' is " +
+                                    (Here ? "'mutex' here but not" : "not 'mutex' here but is") +
+                                    " in an earlier declaration");
+      return false;
+    }
+    return true;
+  }
+
+  // The name the function has in the emitted C (a type main is renamed to
+  // its record's tag by ThreadMainLowering).
+  std::string emittedName(const clang::FunctionDecl *FD) {
+    llvm::StringRef Name = FD->getName();
+    if (Name.starts_with(TypeMainPrefix) && FD->getNumParams() == 1)
+      if (const clang::RecordDecl *RD = pointeeRecord(FD->getParamDecl(0)->getType()))
+        return TypeMainPrefix + RD->getName().str();
+    return Name.str();
+  }
+
+  void insertPrologue(const clang::FunctionDecl *FD, const std::vector<const clang::ParmVarDecl *> &Mutex) {
+    const auto *Body = llvm::dyn_cast_or_null<clang::CompoundStmt>(FD->getBody());
+    if (!Body) {
+      L.error(FD->getLocation(), "cfacc did not parse the body of mutex function '" + FD->getName().str() +
+                                     "' (compiler bug)");
+      return;
+    }
+    if (!L.isUserCode(Body->getLBracLoc())) {
+      L.error(FD->getLocation(), "a mutex function cannot be defined by a macro expansion");
+      return;
+    }
+    std::string Name = emittedName(FD);
+    std::string Monitors;
+    for (const clang::ParmVarDecl *P : Mutex) {
+      if (P->getName() == FD->getName()) {
+        L.error(P->getLocation(), "a mutex parameter cannot have its function's name '" + Name +
+                                      "': waitfor identifies the function by it");
+        return;
+      }
+      Monitors += (Monitors.empty() ? " &" : ", &") + P->getName().str() + monitorPath(P->getType());
+    }
+    L.rewriter().InsertTextAfterToken(
+        Body->getLBracLoc(), " struct cfa_monitor *__cfa_mutex_monitors[] = {" + Monitors +
+                                 " }; struct cfa_mutex_group __cfa_mutex __attribute__((cleanup(cfa_mutex_leave))); "
+                                 "cfa_mutex_enter(&__cfa_mutex, __cfa_mutex_monitors, " +
+                                 std::to_string(Mutex.size()) + ", (const void *)" + Name + ");");
+  }
+
+  // `mutex` in a function type (a function pointer's parameters) has no
+  // call to guard.
+  void onParameter(const clang::ParmVarDecl *P) {
+    if (!isMutexParameter(P, true) || !L.isInUserFile(P->getLocation()))
+      return;
+    const auto *Owner = llvm::dyn_cast<clang::FunctionDecl>(P->getDeclContext());
+    if (Owner && llvm::is_contained(Owner->parameters(), P))
+      return;
+    L.error(P->getLocation(), "'mutex' applies to the parameters of a function, not of a function type");
+  }
+
+  void onMonitorOf(const clang::CallExpr *C) {
+    if (C->getNumArgs() != 1 || !L.isInUserFile(C->getBeginLoc()))
+      return;
+    const clang::Expr *Arg = C->getArg(0)->IgnoreImpCasts();
+    std::string Path = monitorPath(Arg->getType());
+    if (Path.empty()) {
+      L.error(Arg->IgnoreParens()->getBeginLoc(),
+              "expected a pointer to a monitor or thread, not " + quotedType(Arg->getType()));
+      return;
+    }
+    clang::SourceLocation Callee = C->getCallee()->IgnoreImpCasts()->getBeginLoc();
+    if (!L.isUserCode(Callee) || !L.isUserCode(C->getRParenLoc()))
+      return;
+    L.rewriter().ReplaceText(Callee, llvm::StringRef("__cfa_monitor_of").size(), "&");
+    L.rewriter().InsertTextAfterToken(C->getRParenLoc(), Path);
+  }
+
+  // The mutex parameter types of every declaration of F.
+  std::set<const clang::RecordDecl *> mutexRecords(const clang::FunctionDecl *F) {
+    std::set<const clang::RecordDecl *> Records;
+    for (const clang::FunctionDecl *D : F->redecls())
+      for (const clang::ParmVarDecl *P : D->parameters())
+        if (isMutexParameter(P, false))
+          if (const clang::RecordDecl *RD = pointeeRecord(P->getType()))
+            Records.insert(RD);
+    return Records;
+  }
+
+  void onWaitforClause(const clang::CallExpr *C) {
+    if (C->getNumArgs() != 4 || !L.isInUserFile(C->getBeginLoc()))
+      return;
+    const clang::Expr *Function = C->getArg(2)->IgnoreParenCasts();
+    const auto *MonitorOf = llvm::dyn_cast<clang::CallExpr>(C->getArg(3)->IgnoreParenImpCasts());
+    if (!MonitorOf || MonitorOf->getNumArgs() != 1)
+      return;
+    const clang::Expr *Monitor = MonitorOf->getArg(0)->IgnoreImpCasts();
+    clang::QualType MonitorType = Monitor->getType();
+    if (monitorPath(MonitorType).empty())
+      return; // onMonitorOf reports it
+    clang::SourceLocation MonitorLoc = Monitor->IgnoreParens()->getBeginLoc();
+    const auto *Ref = llvm::dyn_cast<clang::DeclRefExpr>(Function);
+    if (Ref && Ref->getDecl()->getName() == "cfa_join_function") {
+      if (kindOfType(MonitorType->getPointeeType()) != ExtensionKind::Thread)
+        L.error(MonitorLoc, "waitfor(join, t) accepts the join of thread t ('this' in its main), and " +
+                                quotedType(MonitorType) + " is not a pointer to a thread");
+      return;
+    }
+    const auto *F = Ref ? llvm::dyn_cast<clang::FunctionDecl>(Ref->getDecl()) : nullptr;
+    if (!F) {
+      L.error(Function->getBeginLoc(), "waitfor needs the name of a mutex function");
+      return;
+    }
+    std::set<const clang::RecordDecl *> Records = mutexRecords(F);
+    std::string Name = F->getName().str();
+    if (Records.empty()) {
+      L.error(Ref->getLocation(), "'" + Name + "' is not a mutex function: waitfor accepts calls of "
+                                               "functions with mutex parameters");
+      return;
+    }
+    if (!Records.count(pointeeRecord(MonitorType)))
+      L.error(MonitorLoc, "'" + Name + "' has no mutex parameter of type " + quotedType(MonitorType) +
+                              ": waitfor(" + Name + ", m) accepts its calls with m as a mutex argument");
+  }
+};
+
+} // namespace
+
+void lowerMonitors(LoweringContext &L) {
+  MonitorCallback Callback(L);
+  MatchFinder Finder;
+  Finder.addMatcher(functionDecl().bind("function"), &Callback);
+  Finder.addMatcher(parmVarDecl(hasAttr(clang::attr::Annotate)).bind("param"), &Callback);
+  Finder.addMatcher(callExpr(callee(functionDecl(hasName("__cfa_monitor_of")))).bind("monitorOf"), &Callback);
+  Finder.addMatcher(callExpr(callee(functionDecl(hasName("__cfa_waitfor_add")))).bind("clause"), &Callback);
+  Finder.matchAST(L.ast());
+}
+
+} // namespace cfacc
