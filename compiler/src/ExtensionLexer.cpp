@@ -204,7 +204,8 @@ private:
     if (I == 0 || Tokens[I - 1].Kind != clang::tok::raw_identifier)
       return false;
     llvm::StringRef Prev = Tokens[I - 1].Text;
-    return !(Prev == "return" || Prev == "case" || Prev == "sizeof" || Prev == "else" || Prev == "do");
+    return !(Prev == "return" || Prev == "case" || Prev == "sizeof" || Prev == "else" || Prev == "do" ||
+             Prev == "or"); // `or waitfor(`: a clause
   }
 
   // A C file with its own function `new` (or `waitfor`) keeps it: then
@@ -294,7 +295,7 @@ private:
     for (size_t K = 0; K + 1 < Bounds.size(); ++K) {
       if (Bounds[K] + 1 == Bounds[K + 1]) {
         error(Tokens[Bounds[K + 1]].Offset, "a mutex statement names the monitors it holds: mutex (a, b) { ... }");
-        addEdit(Tokens[I].Offset, endOf(Close), " ", Tokens[I].Offset); // leaves the block
+        blankTokens(I, Close); // leaves the block
         return Close;
       }
     }
@@ -392,13 +393,20 @@ private:
     return I; // guards, functions, monitors and statements are scanned normally
   }
 
+  // After an error: tokens From..To are removed so that Clang reports
+  // nothing more about them. One edit per token, each a space (not empty),
+  // so that the lexical error, wherever it points among them, maps back.
+  void blankTokens(size_t From, size_t To) {
+    if (From == None || To == None)
+      return;
+    for (size_t K = From; K <= To && K < Tokens.size(); ++K)
+      replaceToken(K, " ");
+  }
+
   // After an error in a waitfor statement: the clause headers are removed
-  // (the statements stay), so that Clang reports nothing more about them.
+  // (the statements stay).
   void blankWaitforHeaders(const WaitforChain &Chain) {
-    auto Blank = [&](size_t From, size_t To) {
-      if (From != None && To != None && To >= From)
-        addEdit(Tokens[From].Offset, endOf(To), " ", Tokens[From].Offset); // not empty: errors map here
-    };
+    auto Blank = [&](size_t From, size_t To) { blankTokens(From, To); };
     for (const WaitforClause &C : Chain.Clauses) {
       Blank(C.Or, C.Or);
       if (C.When != None)

@@ -9,7 +9,7 @@
 //    prototype and the definition must lock the same way). A definition
 //    with mutex parameters gets its prologue right after `{`, on the same
 //    line:
-//        struct cfa_monitor *__cfa_mutex_monitors[] = { &a->__cfa_monitor, ... };
+//        struct cfa_monitor *__cfa_mutex_monitors[] = { (struct cfa_monitor *)&a->__cfa_monitor, ... };
 //        struct cfa_mutex_group __cfa_mutex __attribute__((cleanup(cfa_mutex_leave)));
 //        cfa_mutex_enter(&__cfa_mutex, __cfa_mutex_monitors, n, (const void *)f);
 //    The cleanup attribute releases the monitors on every way out of the
@@ -18,8 +18,9 @@
 //    every translation unit. (The runtime sorts the monitors, removes
 //    duplicates and handles re-entry.)
 //  - `__cfa_monitor_of((p))` stands for p's monitor: it becomes
-//    `&((p))->__cfa_monitor`, or `&((p))->__cfa_thread.self_monitor` for a
-//    thread (a thread is a monitor); p must point to one of these;
+//    `(struct cfa_monitor *)&((p))->__cfa_monitor`, or
+//    `...&((p))->__cfa_thread.self_monitor` for a thread (a thread is a
+//    monitor); p must point to one of these;
 //  - each waitfor clause is a call `__cfa_waitfor_add(&W, k, (const void
 //    *)(f), __cfa_monitor_of((m)))`: f must be a mutex function with a
 //    mutex parameter of m's type (or cfa_join_function, which the lexer
@@ -58,6 +59,15 @@ std::string monitorPath(clang::QualType T) {
     return "";
   std::string Member = monitorMemberOf(kindOfType(T->getPointeeType()));
   return Member.empty() ? "" : "->" + Member;
+}
+
+// A monitor's state changes under any mutex call, also through a pointer
+// to const (as a mutable mutex in C++ would): the address is cast.
+const std::string MonitorCast = "(struct cfa_monitor *)";
+
+// The monitor of the object that pointer expression P (of type T) points to.
+std::string monitorAddress(const std::string &P, clang::QualType T) {
+  return MonitorCast + "&" + P + monitorPath(T);
 }
 
 std::string quotedType(clang::QualType T) { return "'" + T.getAsString() + "'"; }
@@ -168,7 +178,7 @@ private:
                                       "': waitfor identifies the function by it");
         return;
       }
-      Monitors += (Monitors.empty() ? " &" : ", &") + P->getName().str() + monitorPath(P->getType());
+      Monitors += (Monitors.empty() ? " " : ", ") + monitorAddress(P->getName().str(), P->getType());
     }
     L.rewriter().InsertTextAfterToken(
         Body->getLBracLoc(), " struct cfa_monitor *__cfa_mutex_monitors[] = {" + Monitors +
@@ -191,17 +201,17 @@ private:
   void onMonitorOf(const clang::CallExpr *C) {
     if (C->getNumArgs() != 1 || !L.isInUserFile(C->getBeginLoc()))
       return;
-    const clang::Expr *Arg = C->getArg(0)->IgnoreImpCasts();
+    const clang::Expr *Arg = C->getArg(0); // converted as for a call without prototype
     std::string Path = monitorPath(Arg->getType());
     if (Path.empty()) {
-      L.error(Arg->IgnoreParens()->getBeginLoc(),
+      L.error(Arg->IgnoreParenImpCasts()->getBeginLoc(),
               "expected a pointer to a monitor or thread, not " + quotedType(Arg->getType()));
       return;
     }
     clang::SourceLocation Callee = C->getCallee()->IgnoreImpCasts()->getBeginLoc();
     if (!L.isUserCode(Callee) || !L.isUserCode(C->getRParenLoc()))
       return;
-    L.rewriter().ReplaceText(Callee, llvm::StringRef("__cfa_monitor_of").size(), "&");
+    L.rewriter().ReplaceText(Callee, llvm::StringRef("__cfa_monitor_of").size(), MonitorCast + "&");
     L.rewriter().InsertTextAfterToken(C->getRParenLoc(), Path);
   }
 
@@ -223,11 +233,11 @@ private:
     const auto *MonitorOf = llvm::dyn_cast<clang::CallExpr>(C->getArg(3)->IgnoreParenImpCasts());
     if (!MonitorOf || MonitorOf->getNumArgs() != 1)
       return;
-    const clang::Expr *Monitor = MonitorOf->getArg(0)->IgnoreImpCasts();
+    const clang::Expr *Monitor = MonitorOf->getArg(0);
     clang::QualType MonitorType = Monitor->getType();
     if (monitorPath(MonitorType).empty())
       return; // onMonitorOf reports it
-    clang::SourceLocation MonitorLoc = Monitor->IgnoreParens()->getBeginLoc();
+    clang::SourceLocation MonitorLoc = Monitor->IgnoreParenImpCasts()->getBeginLoc();
     const auto *Ref = llvm::dyn_cast<clang::DeclRefExpr>(Function);
     if (Ref && Ref->getDecl()->getName() == "cfa_join_function") {
       if (kindOfType(MonitorType->getPointeeType()) != ExtensionKind::Thread)
@@ -237,7 +247,8 @@ private:
     }
     const auto *F = Ref ? llvm::dyn_cast<clang::FunctionDecl>(Ref->getDecl()) : nullptr;
     if (!F) {
-      L.error(Function->getBeginLoc(), "waitfor needs the name of a mutex function");
+      L.error(Function->getBeginLoc(), (Ref ? "'" + Ref->getDecl()->getName().str() + "' is not a function: " : "") +
+                                           std::string("waitfor needs the name of a mutex function"));
       return;
     }
     std::set<const clang::RecordDecl *> Records = mutexRecords(F);

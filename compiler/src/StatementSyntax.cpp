@@ -186,6 +186,9 @@ bool StatementSyntax::parseClause(size_t &J, bool First, WaitforClause &C, Waitf
       return Fail(C.When, "'else' cannot have a 'when' guard");
     J = J + 1;
   } else if (First) {
+    C.Keyword = J; // timeout or else: removed with the guard after the error
+    if (Code.isKind(J + 1, clang::tok::l_paren))
+      C.Open = J + 1;
     return Fail(J, "a waitfor statement starts with a waitfor clause: when (cond) waitfor(f, m)");
   } else {
     return Fail(J, C.When != None ? "expected 'waitfor' or 'timeout' after 'when (...)'"

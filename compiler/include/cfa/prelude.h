@@ -115,9 +115,15 @@ __CFA_MISUSE("empty needs a pointer to a condition") void empty(const volatile v
  * lexer writes for `mutex (a, b)` statements and waitfor clauses. The
  * lexer cannot know the object's type; cfacc's monitor pass checks it and
  * replaces each call by `&(p)->__cfa_monitor` or
- * `&(p)->__cfa_thread.self_monitor`. A call that escaped the pass would be
- * a compiler bug: it stops the compilation of the emitted C. */
-struct cfa_monitor *__cfa_monitor_of(const volatile void *p)
+ * `&(p)->__cfa_thread.self_monitor`. No prototype: the argument keeps its
+ * own type for the pass to check and report (an int, a struct). A call
+ * that escaped the pass would be a compiler bug: it stops the compilation
+ * of the emitted C. */
+#if __STDC_VERSION__ > 201710L
+struct cfa_monitor *__cfa_monitor_of(...)
+#else
+struct cfa_monitor *__cfa_monitor_of()
+#endif
     __attribute__((error("cfacc left a monitor expression unlowered")));
 
 /* One waitfor statement (LANGUAGE.md section 6). The lexer turns the
