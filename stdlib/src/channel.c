@@ -7,8 +7,10 @@
  * a slot of a full buffer refills it from the oldest blocked sender. So a
  * value is copied once or twice, and blocked threads are served FIFO.
  *
- * The unbounded ring doubles when full (copied in order, under the lock:
- * rare, amortised O(1)).
+ * The unbounded ring doubles when full: the send reports NEED_ROOM, its
+ * caller allocates twice the slots with no lock held (waitq.h: no library
+ * call under a spinlock), and installs the new ring under the lock unless
+ * another sender did it first; then it tries again. Amortised O(1).
  */
 #include "select_ops.h"
 
@@ -64,20 +66,28 @@ static inline unsigned char *slot(struct cfa_channel *c, size_t i)
     return c->ring + at * c->elem_size;
 }
 
-/* Unbounded and full: twice the slots, values moved to the start. */
-static void ring_grow(struct cfa_channel *c)
+void std_channel_make_room(struct cfa_channel *c)
 {
-    size_t         slots = c->slots ? c->slots * 2 : UNBOUNDED_FIRST_SLOTS;
-    unsigned char *ring = ring_alloc(slots, c->elem_size);
-    size_t         first = c->slots - c->head < c->count ? c->slots - c->head : c->count;
-    if (c->count) {
-        memcpy(ring, c->ring + c->head * c->elem_size, first * c->elem_size);
-        memcpy(ring + first * c->elem_size, c->ring, (c->count - first) * c->elem_size);
+    spin_lock(&c->lock);
+    size_t slots = c->slots ? c->slots * 2 : UNBOUNDED_FIRST_SLOTS;
+    bool   full = c->count == c->slots;
+    spin_unlock(&c->lock);
+    if (!full)
+        return;
+    unsigned char *fresh = ring_alloc(slots, c->elem_size), *old = NULL;
+    spin_lock(&c->lock);
+    if (c->slots < slots && c->count == c->slots) { /* nobody grew it meanwhile */
+        for (size_t i = 0; i < c->count; i++)
+            std_copy(fresh + i * c->elem_size, slot(c, i), c->elem_size);
+        old = c->ring;
+        c->ring = fresh;
+        c->slots = slots;
+        c->head = 0;
+        fresh = NULL;
     }
-    free(c->ring);
-    c->ring = ring;
-    c->slots = slots;
-    c->head = 0;
+    spin_unlock(&c->lock);
+    free(old);
+    free(fresh);
 }
 
 int std_channel_send_now(struct cfa_channel *c, const void *value, struct std_wakes *wakes)
@@ -91,11 +101,8 @@ int std_channel_send_now(struct cfa_channel *c, const void *value, struct std_wa
         wait_complete(r, STD_OK, wakes);
         return CFA_CHANNEL_OK;
     }
-    if (c->count == c->slots) {
-        if (c->capacity != CFA_CHANNEL_UNBOUNDED)
-            return CFA_CHANNEL_WOULD_BLOCK;
-        ring_grow(c);
-    }
+    if (c->count == c->slots)
+        return c->capacity == CFA_CHANNEL_UNBOUNDED ? STD_CHANNEL_NEED_ROOM : CFA_CHANNEL_WOULD_BLOCK;
     std_copy(slot(c, c->count), value, c->elem_size);
     c->count++;
     return CFA_CHANNEL_OK;
@@ -131,7 +138,12 @@ static int send_or_block(struct cfa_channel *c, const void *value)
 {
     struct std_wakes wakes = { 0 };
     spin_lock(&c->lock);
-    int r = std_channel_send_now(c, value, &wakes);
+    int r;
+    while ((r = std_channel_send_now(c, value, &wakes)) == STD_CHANNEL_NEED_ROOM) {
+        spin_unlock(&c->lock);
+        std_channel_make_room(c);
+        spin_lock(&c->lock);
+    }
     if (r != CFA_CHANNEL_WOULD_BLOCK) {
         spin_unlock(&c->lock);
         wakes_run(&wakes);
@@ -189,7 +201,12 @@ int cfa_channel_try_send(struct cfa_channel *c, const void *value)
 {
     struct std_wakes wakes = { 0 };
     spin_lock(&c->lock);
-    int r = std_channel_send_now(c, value, &wakes);
+    int r;
+    while ((r = std_channel_send_now(c, value, &wakes)) == STD_CHANNEL_NEED_ROOM) {
+        spin_unlock(&c->lock);
+        std_channel_make_room(c);
+        spin_lock(&c->lock);
+    }
     spin_unlock(&c->lock);
     wakes_run(&wakes);
     return r;

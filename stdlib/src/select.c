@@ -102,20 +102,38 @@ int cfa_select(struct cfa_select_clause *cl, unsigned n, int64_t timeout_ns)
     check_clauses(cl, n);
     struct lock_set ls;
     lock_set_build(&ls, cl, n);
-    int64_t deadline = timeout_ns > 0 ? cfa_clock_ns() + timeout_ns : 0;
+    bool    timed = timeout_ns > 0;
+    int64_t deadline = timed ? cfa_clock_ns() + timeout_ns : 0;
     bool    enabled[CFA_SELECT_MAX];
 
     for (;;) {
-        struct std_wakes wakes = { 0 };
-        bool             any = false;
+        /* Everything that calls out of the library is done before locking
+         * (waitq.h: no library call under a spinlock). */
+        struct cfa_timed_park timed_park;
+        struct std_wait       s;
+        struct cfa_std_waiter w[n ? n : 1];
+        std_wait_init(&s, timed ? &timed_park : NULL, true);
+        if (timed)
+            cfa_timed_park_init(&timed_park);
+        for (unsigned j = 0; j < n; j++)
+            w[j] = (struct cfa_std_waiter){ .wait = &s, .value = cl[j].value, .clause = (int)j };
+        bool expired = timeout_ns == 0 || (timed && cfa_clock_ns() >= deadline);
+        unsigned start = n ? random_below(n) : 0;
+
+        struct std_wakes       wakes = { 0 };
+        struct cfa_channel    *grow = NULL;
+        bool                   any = false;
         lock_all(&ls);
-        unsigned i = n ? random_below(n) : 0;
-        for (unsigned k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+        for (unsigned k = 0, i = start; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
             int r = try_clause(&cl[i], &wakes);
             if (r == CFA_CHANNEL_OK) {
                 unlock_all(&ls);
                 wakes_run(&wakes);
                 return (int)i;
+            }
+            if (r == STD_CHANNEL_NEED_ROOM) {
+                grow = cl[i].object;
+                break;
             }
             if (r == CFA_CHANNEL_CLOSED && cl[i].kind == CFA_SELECT_SEND) {
                 unlock_all(&ls);
@@ -125,30 +143,22 @@ int cfa_select(struct cfa_select_clause *cl, unsigned n, int64_t timeout_ns)
             any |= enabled[i];
         }
         /* Nothing completed, so nothing was claimed: `wakes` is empty. */
-        if (!any) {
+        if (grow) {
             unlock_all(&ls);
-            return CFA_SELECT_CLOSED;
+            std_channel_make_room(grow);
+            continue;
         }
-        if (timeout_ns == 0 || (timeout_ns > 0 && cfa_clock_ns() >= deadline)) {
+        if (!any || expired) {
             unlock_all(&ls);
-            return CFA_SELECT_TIMEOUT;
+            return any ? CFA_SELECT_TIMEOUT : CFA_SELECT_CLOSED;
         }
-
-        struct cfa_timed_park timed;
-        struct std_wait       s;
-        struct cfa_std_waiter w[n];
-        std_wait_init(&s, timeout_ns > 0 ? &timed : NULL, true);
-        if (timeout_ns > 0)
-            cfa_timed_park_init(&timed);
-        for (unsigned j = 0; j < n; j++) {
-            w[j] = (struct cfa_std_waiter){ .wait = &s, .value = cl[j].value, .clause = (int)j };
+        for (unsigned j = 0; j < n; j++)
             if (enabled[j])
                 waitq_push(queue_of(&cl[j]), &w[j]);
-        }
         unlock_all(&ls);
 
         bool claimed = true;
-        if (timeout_ns > 0)
+        if (timed)
             claimed = wait_timed(&s, deadline);
         else
             wait_untimed(&s, "waituntil");

@@ -16,19 +16,27 @@
  * claiming it. A shared (waituntil) or timed wait can also be claimed by
  * another object's waker or by its timeout: whoever moves `state` from
  * PENDING first (one compare-and-swap) completes it; a loser just drops
- * the record from its queue. A timed wait is woken by cfa_unpark_timed
- * under the lock (its record is alive then: the waiter re-locks before it
- * returns); an untimed one by wakes_run after the unlock.
+ * the record from its queue.
+ *
+ * No library call under a spinlock. Nothing between spin_lock and
+ * spin_unlock may call into a shared library, not even through a PLT stub:
+ * the stub is program text, so the preemption signal may switch the thread
+ * out there with the lock held, and the threads spinning for it (in code
+ * that is never preempted) would then keep every processor busy forever.
+ * So values are copied by std_copy (no memcpy), memory is allocated with
+ * no lock held, and every wake-up, even the timed one (cfa_unpark_timed
+ * may write an eventfd), happens in wakes_run after the unlock.
  *
  * Invariants:
  *  - a record is reachable from a queue only while `queued`; queues
  *    change only under their object's lock;
- *  - an untimed waiter parks until `done` (set by wakes_run, the last
- *    access to the record: thread and link are read before it), so its
- *    stack frame outlives every reference to it; a shared or timed waiter
- *    re-locks its objects before returning, which orders it after the
- *    claimant's unlock;
- *  - every claim that is not a timed one ends in exactly one cfa_unpark.
+ *  - a claimed waiter returns only after `done` (set by wakes_run, its
+ *    claimant's last access to the record: what it needs is read before),
+ *    so its stack frame outlives every reference to it; a shared or timed
+ *    waiter also re-locks its objects before returning, to unlink its
+ *    other records;
+ *  - every untimed claim ends in exactly one cfa_unpark, a timed one in one
+ *    cfa_unpark_timed (which gives no permit if the timeout won).
  *    As in the runtime, a thread may be left with a stray permit (it saw
  *    `done` before parking); every park here re-checks its condition.
  */
@@ -53,7 +61,7 @@ struct std_wait {
     struct cfa_thread     *thread;
     struct cfa_timed_park *timed;     /* a timed wait, else NULL */
     _Atomic int            state;     /* PENDING, CLAIMED, TIMED_OUT (shared or timed) */
-    _Atomic int            done;      /* untimed: set by wakes_run */
+    _Atomic int            done;      /* claimed: set by wakes_run */
     bool                   shared;    /* several records (waituntil): claims compete */
     int                    fired;     /* the claimed record's clause */
     int                    status;    /* STD_OK or STD_CLOSED, from the claimant */
@@ -126,34 +134,36 @@ static inline struct cfa_std_waiter *waitq_claim(struct cfa_std_waitq *q)
     return NULL;
 }
 
-/* Under the lock, after the transfer: records the outcome and arranges the
- * wake-up. */
+/* Under the lock, after the transfer: records the outcome and queues the
+ * wake-up for wakes_run. */
 static inline void wait_complete(struct cfa_std_waiter *w, int status, struct std_wakes *wakes)
 {
     struct std_wait *s = w->wait;
     s->fired = w->clause;
     s->status = status;
-    if (s->timed) {
-        cfa_unpark_timed(s->timed); /* false: its timeout fired; it wakes anyway */
-    } else {
-        s->wake_next = NULL;
-        if (wakes->tail)
-            wakes->tail->wake_next = s;
-        else
-            wakes->head = s;
-        wakes->tail = s;
-    }
+    s->wake_next = NULL;
+    if (wakes->tail)
+        wakes->tail->wake_next = s;
+    else
+        wakes->head = s;
+    wakes->tail = s;
 }
 
-/* After the unlock: wakes the untimed waits completed under it. */
+/* After the unlock: wakes the waits completed under it. */
 static inline void wakes_run(struct std_wakes *wakes)
 {
     struct std_wait *s = wakes->head;
     while (s) {
-        struct std_wait   *next = s->wake_next;
-        struct cfa_thread *t = s->thread;
-        atomic_store_explicit(&s->done, 1, memory_order_release);
-        cfa_unpark(t);
+        struct std_wait *next = s->wake_next;
+        if (s->timed) {
+            /* false: its timeout fired first; it is awake anyway */
+            cfa_unpark_timed(s->timed);
+            atomic_store_explicit(&s->done, 1, memory_order_release);
+        } else {
+            struct cfa_thread *t = s->thread;
+            atomic_store_explicit(&s->done, 1, memory_order_release);
+            cfa_unpark(t);
+        }
         s = next;
     }
     wakes->head = wakes->tail = NULL;
@@ -167,25 +177,43 @@ static inline void wait_untimed(struct std_wait *s, const char *reason)
 }
 
 /* The timed waiter's side (s->timed bound by cfa_timed_park_init before
- * publishing): parks until claimed or the deadline; then settles the race
- * with late claimants. Returns true if claimed. The caller must then
- * re-lock its objects and remove its records that are still queued. */
+ * publishing): parks until claimed or the deadline, then settles the race
+ * with a late claimant, whose wakes_run it lets finish (it runs outside
+ * any lock, so yielding to it is enough). Returns true if claimed. The
+ * caller must then re-lock its objects and remove its records that are
+ * still queued. */
 static inline bool wait_timed(struct std_wait *s, int64_t deadline_ns)
 {
     cfa_park_deadline_ns(s->timed, deadline_ns);
     int pending = STD_PENDING;
-    return !atomic_compare_exchange_strong(&s->state, &pending, STD_TIMED_OUT);
+    if (atomic_compare_exchange_strong(&s->state, &pending, STD_TIMED_OUT))
+        return false;
+    while (!atomic_load_explicit(&s->done, memory_order_acquire))
+        cfa_yield();
+    return true;
 }
 
-/* Copies one element: most are 4 or 8 bytes, where a call to memcpy with
- * an unknown size would cost more than the copy. */
+/* Copies values under a spinlock without calling memcpy (see above): the
+ * loop must stay a loop, hence no_builtin and noinline (a loop inlined into
+ * a caller could be turned back into a call there). */
+__attribute__((noinline, no_builtin("memcpy"))) static void std_copy_words(unsigned char *dst,
+                                                                           const unsigned char *src,
+                                                                           size_t size)
+{
+    for (; size >= 8; size -= 8, dst += 8, src += 8)
+        __builtin_memcpy(dst, src, 8); /* constant size: a move, never a call */
+    for (; size; size--)
+        *dst++ = *src++;
+}
+
+/* Copies one element: most are 4 or 8 bytes, copied inline. */
 static inline void std_copy(void *dst, const void *src, size_t size)
 {
     switch (size) {
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 16: memcpy(dst, src, 16); break;
-    default: memcpy(dst, src, size); break;
+    case 4: __builtin_memcpy(dst, src, 4); break;
+    case 8: __builtin_memcpy(dst, src, 8); break;
+    case 16: __builtin_memcpy(dst, src, 16); break;
+    default: std_copy_words(dst, src, size); break;
     }
 }
 
