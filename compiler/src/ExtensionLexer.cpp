@@ -133,8 +133,16 @@ private:
       return desugarTypeMain(I);
     if (T.Text == "new")
       return desugarNew(I);
-    if (T.Text == "mutex")
-      return Statements.isMutexStatement(I) ? desugarMutexStatement(I) : desugarMutexParameter(I);
+    if (T.Text == "mutex") {
+      if (Statements.isMutexStatement(I))
+        return desugarMutexStatement(I);
+      if (Statements.isMutexWithoutBlock(I)) {
+        error(T.Offset, "the body of a mutex statement is a block: mutex (a, b) { ... }");
+        blankTokens(I, Partner[I + 1]); // the body stays, as an ordinary statement
+        return I;
+      }
+      return desugarMutexParameter(I);
+    }
     if ((T.Text == "waitfor" || T.Text == "when") && Statements.atStatementStart(I))
       return desugarWaitfor(I);
     return I;

@@ -41,6 +41,13 @@ bool StatementSyntax::isMutexStatement(size_t I) const {
   return Close != None && Code.isKind(Close + 1, clang::tok::l_brace) && Code.partner(Close + 1) != None;
 }
 
+bool StatementSyntax::isMutexWithoutBlock(size_t I) const {
+  if (!Code.isWord(I, "mutex") || Code.followsMemberAccess(I) || !atStatementStart(I))
+    return false;
+  size_t Close = parenthesizedEnd(I);
+  return Close != None && Code.isKind(Close + 1, clang::tok::raw_identifier);
+}
+
 size_t StatementSyntax::parenthesizedEnd(size_t Keyword) const {
   if (!Code.isKind(Keyword + 1, clang::tok::l_paren))
     return None;

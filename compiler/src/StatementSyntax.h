@@ -65,6 +65,9 @@ public:
   WaitforChain waitforChain(size_t I) const { return waitforChain(I, 0); }
   // `mutex (...) {` at a statement start.
   bool isMutexStatement(size_t I) const;
+  // `mutex (...) name` at a statement start: no C call is followed by a
+  // name, so this is a mutex statement whose body is not a block.
+  bool isMutexWithoutBlock(size_t I) const;
 
 private:
   size_t statementEnd(size_t Begin, unsigned Depth) const;
