@@ -33,12 +33,6 @@ _Bool cfa_barrier_wait(struct cfa_barrier *b)
         wakes_run(&wakes);
         return true;
     }
-    struct std_wait       s;
-    struct cfa_std_waiter w = { 0 };
-    std_wait_init(&s, NULL, false);
-    w.wait = &s;
-    waitq_push(&b->waiters, &w);
-    spin_unlock(&b->lock);
-    wait_untimed(&s, "barrier");
+    wait_in(&b->waiters, &b->lock, NULL, "barrier");
     return false;
 }

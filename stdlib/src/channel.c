@@ -132,31 +132,33 @@ int std_channel_recv_now(struct cfa_channel *c, void *out, struct std_wakes *wak
     return c->closed ? CFA_CHANNEL_CLOSED : CFA_CHANNEL_WOULD_BLOCK;
 }
 
+/* Takes c's lock and tries the send, growing an unbounded ring as needed;
+ * returns with the lock held. */
+static int lock_and_send_now(struct cfa_channel *c, const void *value, struct std_wakes *wakes)
+{
+    spin_lock(&c->lock);
+    int r;
+    while ((r = std_channel_send_now(c, value, wakes)) == STD_CHANNEL_NEED_ROOM) {
+        spin_unlock(&c->lock);
+        std_channel_make_room(c);
+        spin_lock(&c->lock);
+    }
+    return r;
+}
+
 /* Sends now, or blocks in the senders' queue until a receiver (or close)
  * completes the send. */
 static int send_or_block(struct cfa_channel *c, const void *value)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&c->lock);
-    int r;
-    while ((r = std_channel_send_now(c, value, &wakes)) == STD_CHANNEL_NEED_ROOM) {
-        spin_unlock(&c->lock);
-        std_channel_make_room(c);
-        spin_lock(&c->lock);
-    }
+    int r = lock_and_send_now(c, value, &wakes);
     if (r != CFA_CHANNEL_WOULD_BLOCK) {
         spin_unlock(&c->lock);
         wakes_run(&wakes);
         return r;
     }
-    struct std_wait       s;
-    struct cfa_std_waiter w = { .value = (void *)value };
-    std_wait_init(&s, NULL, false);
-    w.wait = &s;
-    waitq_push(&c->senders, &w);
-    spin_unlock(&c->lock);
-    wait_untimed(&s, "channel send");
-    return s.status == STD_OK ? CFA_CHANNEL_OK : CFA_CHANNEL_CLOSED;
+    int status = wait_in(&c->senders, &c->lock, (void *)value, "channel send");
+    return status == STD_OK ? CFA_CHANNEL_OK : CFA_CHANNEL_CLOSED;
 }
 
 /* Receives now, or blocks until a sender (or close) completes it. */
@@ -170,14 +172,8 @@ static int recv_or_block(struct cfa_channel *c, void *out)
         wakes_run(&wakes);
         return r;
     }
-    struct std_wait       s;
-    struct cfa_std_waiter w = { .value = out };
-    std_wait_init(&s, NULL, false);
-    w.wait = &s;
-    waitq_push(&c->receivers, &w);
-    spin_unlock(&c->lock);
-    wait_untimed(&s, "channel recv");
-    return s.status == STD_OK ? CFA_CHANNEL_OK : CFA_CHANNEL_CLOSED;
+    int status = wait_in(&c->receivers, &c->lock, out, "channel recv");
+    return status == STD_OK ? CFA_CHANNEL_OK : CFA_CHANNEL_CLOSED;
 }
 
 void cfa_channel_send(struct cfa_channel *c, const void *value)
@@ -200,13 +196,7 @@ void cfa_channel_recv_value(struct cfa_channel *c, void *out)
 int cfa_channel_try_send(struct cfa_channel *c, const void *value)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&c->lock);
-    int r;
-    while ((r = std_channel_send_now(c, value, &wakes)) == STD_CHANNEL_NEED_ROOM) {
-        spin_unlock(&c->lock);
-        std_channel_make_room(c);
-        spin_lock(&c->lock);
-    }
+    int r = lock_and_send_now(c, value, &wakes);
     spin_unlock(&c->lock);
     wakes_run(&wakes);
     return r;

@@ -45,13 +45,7 @@ void cfa_future_get(struct cfa_future *f, const void *slot, void *out, size_t si
         spin_unlock(&f->lock);
         return;
     }
-    struct std_wait       s;
-    struct cfa_std_waiter w = { .value = out };
-    std_wait_init(&s, NULL, false);
-    w.wait = &s;
-    waitq_push(&f->waiters, &w);
-    spin_unlock(&f->lock);
-    wait_untimed(&s, "future get");
+    wait_in(&f->waiters, &f->lock, out, "future get");
 }
 
 _Bool cfa_future_available(struct cfa_future *f)

@@ -39,13 +39,7 @@ void cfa_mutex_lock_acquire(struct cfa_mutex_lock *m)
             atomic_store_explicit(&m->owner, me, memory_order_relaxed);
             return;
         }
-        struct std_wait       s;
-        struct cfa_std_waiter w = { 0 };
-        std_wait_init(&s, NULL, false);
-        w.wait = &s;
-        waitq_push(&m->waiters, &w);
-        spin_unlock(&m->qlock);
-        wait_untimed(&s, "mutex_lock");
+        wait_in(&m->waiters, &m->qlock, NULL, "mutex_lock");
     }
 }
 

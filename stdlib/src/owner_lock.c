@@ -38,13 +38,7 @@ static void acquire(struct cfa_owner_lock *l, unsigned depth)
         spin_unlock(&l->lock);
         return;
     }
-    struct std_wait       s;
-    struct cfa_std_waiter w = { 0 };
-    std_wait_init(&s, NULL, false);
-    w.wait = &s;
-    waitq_push(&l->waiters, &w);
-    spin_unlock(&l->lock);
-    wait_untimed(&s, "owner_lock");
+    wait_in(&l->waiters, &l->lock, NULL, "owner_lock");
     /* Handed over with recursion 1; owner == me, so no one else writes it. */
     spin_lock(&l->lock);
     l->recursion = depth;

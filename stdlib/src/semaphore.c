@@ -25,13 +25,7 @@ void cfa_semaphore_P(struct cfa_semaphore *sem)
         spin_unlock(&sem->lock);
         return;
     }
-    struct std_wait       s;
-    struct cfa_std_waiter w = { 0 };
-    std_wait_init(&s, NULL, false);
-    w.wait = &s;
-    waitq_push(&sem->waiters, &w);
-    spin_unlock(&sem->lock);
-    wait_untimed(&s, "semaphore P");
+    wait_in(&sem->waiters, &sem->lock, NULL, "semaphore P");
 }
 
 _Bool cfa_semaphore_try_P(struct cfa_semaphore *sem)

@@ -176,6 +176,22 @@ static inline void wait_untimed(struct std_wait *s, const char *reason)
         cfa_park_for(reason);
 }
 
+/* The common way to block: publishes a plain untimed wait for `value` in q,
+ * releases the lock that guards q, parks until a claimant completes it,
+ * and returns the claimant's status. */
+static inline int wait_in(struct cfa_std_waitq *q, _Atomic int *lock, void *value,
+                          const char *reason)
+{
+    struct std_wait       s;
+    struct cfa_std_waiter w = { .value = value };
+    std_wait_init(&s, NULL, false);
+    w.wait = &s;
+    waitq_push(q, &w);
+    spin_unlock(lock);
+    wait_untimed(&s, reason);
+    return s.status;
+}
+
 /* The timed waiter's side (s->timed bound by cfa_timed_park_init before
  * publishing): parks until claimed or the deadline, then settles the race
  * with a late claimant, whose wakes_run it lets finish (it runs outside
