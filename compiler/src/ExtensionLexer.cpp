@@ -377,8 +377,10 @@ private:
       switch (C.Kind) {
       case WaitforClause::Accept:
         replaceToken(C.Keyword, Call + "__cfa_waitfor_add");
+        // Anchored at the function's first token, as the timeout's below is
+        // at the duration's: errors in the argument point there.
         addEdit(endOf(C.Open), endOf(C.Open), "&" + W + ", " + std::to_string(AcceptNumber++) +
-                                                   ", (const void *)(", Anchor);
+                                                   ", (const void *)(", Tokens[C.Open + 1].Offset);
         if (C.Comma == C.Open + 2 && isWord(C.Open + 1, "join"))
           replaceToken(C.Open + 1, "cfa_join_function");
         replaceToken(C.Comma, "), __cfa_monitor_of((");
@@ -386,7 +388,7 @@ private:
         break;
       case WaitforClause::Timeout:
         replaceToken(C.Keyword, Call + "__cfa_waitfor_timeout");
-        addEdit(endOf(C.Open), endOf(C.Open), "&" + W + ", (", Anchor);
+        addEdit(endOf(C.Open), endOf(C.Open), "&" + W + ", (", Tokens[C.Open + 1].Offset);
         replaceToken(Close, "))) {");
         break;
       case WaitforClause::Else:
