@@ -169,11 +169,24 @@ static inline void wakes_run(struct std_wakes *wakes)
     wakes->head = wakes->tail = NULL;
 }
 
-/* The untimed waiter's side: parks until its claimant's wakes_run. */
+/* The untimed waiter's side: waits until its claimant's wakes_run, and
+ * takes exactly one permit for it (the runtime's rule for its own one-shot
+ * wake-ups, io_wakeup.h): the claimant's unpark follows its `done` store,
+ * so a waiter that saw `done` without parking parks once more for it (at
+ * once, or for the few instructions until it comes), and permits of other
+ * parties consumed meanwhile are given back. No stray permit is left. */
 static inline void wait_untimed(struct std_wait *s, const char *reason)
 {
-    while (!atomic_load_explicit(&s->done, memory_order_acquire))
+    unsigned parks = 0;
+    while (!atomic_load_explicit(&s->done, memory_order_acquire)) {
         cfa_park_for(reason);
+        parks++;
+    }
+    if (parks == 0)
+        cfa_park_for(reason);
+    struct cfa_thread *self = s->thread;
+    while (parks-- > 1)
+        cfa_unpark(self);
 }
 
 /* The common way to block: publishes a plain untimed wait for `value` in q,

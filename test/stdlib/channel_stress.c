@@ -1,7 +1,8 @@
 // Channels under load on 2 processors: 8 senders and 8 receivers share one
 // channel and move 1,000,000 values; every value sent is received exactly
 // once, each receiver sees each sender's values in increasing order (FIFO),
-// and after close every receiver ends. Run for a rendezvous, a bounded and
+// after close every receiver ends, and no thread is left with a park
+// permit (each wake-up is consumed by the wait it was for). Run for a rendezvous, a bounded and
 // an unbounded channel. Arguments: repeat count, capacity ("unbounded" or a
 // number), values.
 //
@@ -28,6 +29,7 @@ struct sender { long id; };
 static void sender_main(void *p) {
     long id = ((struct sender *)p)->id;
     for (long i = 0; i < per_sender; i++) send(&chan, id * per_sender + i);
+    CHECK_EQ(atomic_load(&cfa_active_thread()->ticket), 0);   /* no stray permit left */
 }
 
 struct receiver { long got; };
@@ -44,6 +46,7 @@ static void receiver_main(void *p) {
         CHECK(atomic_fetch_add(&seen[v], 1) == 0, "value %ld received twice", v);
         r->got++;
     }
+    CHECK_EQ(atomic_load(&cfa_active_thread()->ticket), 0);   /* no stray permit left */
 }
 
 int main(int argc, char **argv) {

@@ -7,7 +7,8 @@
 //             whose waits use wait_for (timeouts race the notifies)
 //   semaphore P/V on 3 permits: never more than 3 inside, none lost
 //   barrier   phases: nobody leaves before all arrived, one last per phase
-// Arguments: repeat count, kind, iterations per thread.
+// Every thread ends with no park permit left over. Arguments: repeat count,
+// kind, iterations per thread.
 //
 // RUN: %std-cc %s -o %t %std-link
 // RUN: %timeout %t %stress mutex 100000 | FileCheck %s --check-prefix=MUTEX
@@ -27,6 +28,9 @@
 #include <cfa/locks.hfa>
 
 enum { THREADS = 8, SLOTS = 4, PERMITS = 3 };
+
+/* Every wait consumed exactly its own wake-up: no permit is left over. */
+static void no_stray_permit(void) { CHECK_EQ(atomic_load(&cfa_active_thread()->ticket), 0); }
 static long iterations;
 
 static mutex_lock  m;
@@ -42,6 +46,7 @@ static void mutex_worker(void *unused) {
         inside--;
         unlock(&m);
     }
+    no_stray_permit();
 }
 
 static void owner_worker(void *p) {
@@ -55,6 +60,7 @@ static void owner_worker(void *p) {
         inside--;
         for (unsigned d = 0; d < depth; d++) unlock(&o);
     }
+    no_stray_permit();
 }
 
 /* ---- bounded buffer ---- */
@@ -82,6 +88,7 @@ static void producer(void *p) {
         notify_one(&not_empty);
         buf_unlock();
     }
+    no_stray_permit();
 }
 static void consumer(void *unused) {
     for (long i = 0; i < iterations; i++) {
@@ -94,6 +101,7 @@ static void consumer(void *unused) {
         buf_unlock();
         CHECK(atomic_fetch_add(&taken[v], 1) == 0, "value %ld taken twice", v);
     }
+    no_stray_permit();
 }
 
 /* ---- semaphore ---- */
@@ -110,6 +118,7 @@ static void sem_worker(void *unused) {
         atomic_fetch_sub(&in_sem, 1);
         V(&sem);
     }
+    no_stray_permit();
 }
 
 /* ---- barrier ---- */
@@ -124,6 +133,7 @@ static void barrier_worker(void *unused) {
         CHECK(a >= (phase + 1) * THREADS, "left phase %ld with %ld arrivals", phase, a);
         CHECK(a <= (phase + 2) * THREADS, "phase %ld: %ld arrivals, some thread ran ahead", phase, a);
     }
+    no_stray_permit();
 }
 
 static void run(void (*fn)(void *), int n, bool ids) {

@@ -65,7 +65,10 @@ static void consumer(void *unused) {
             atomic_fetch_add(&timeouts, 1);
             continue;
         }
-        if (ready == WAITUNTIL_CLOSED) return;
+        if (ready == WAITUNTIL_CLOSED) {
+            CHECK_EQ(atomic_load(&cfa_active_thread()->ticket), 0);   /* no stray permit */
+            return;
+        }
         bool from_a = n % 3 == 2 ? ready == 0 : ready == 1;
         CHECK(n % 3 != 2 || ready != 2, "the never-fulfilled future fired");
         take(from_a ? x : y);
