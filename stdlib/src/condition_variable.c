@@ -41,7 +41,7 @@ static bool wait_on(struct cfa_condition_variable *cv, void *lock, const struct 
     if (!ops->owned(lock))
         cfa_fatal("wait on a condition_variable without holding its %s", ops->name);
     bool                  timed = timeout_ns >= 0;
-    int64_t               deadline = timed ? cfa_clock_ns() + timeout_ns : 0;
+    int64_t               deadline = timed ? std_deadline(timeout_ns) : 0;
     struct cfa_timed_park park;
     struct std_wait       s;
     struct cfa_std_waiter w = { 0 };

@@ -103,7 +103,7 @@ int cfa_select(struct cfa_select_clause *cl, unsigned n, int64_t timeout_ns)
     struct lock_set ls;
     lock_set_build(&ls, cl, n);
     bool    timed = timeout_ns > 0;
-    int64_t deadline = timed ? cfa_clock_ns() + timeout_ns : 0;
+    int64_t deadline = timed ? std_deadline(timeout_ns) : 0;
     bool    enabled[CFA_SELECT_MAX];
 
     for (;;) {

@@ -10,7 +10,7 @@
  *   <transfer data to/from w->value, hand over ownership, ...>
  *   wait_complete(w, status, &wakes);
  *   spin_unlock(...);
- *   wakes_run(&wakes);       unparks the untimed waits, outside the lock
+ *   wakes_run(&wakes);       wakes them, outside the lock
  *
  * Claiming. A plain untimed wait sits in one queue only, so popping it is
  * claiming it. A shared (waituntil) or timed wait can also be claimed by
@@ -35,10 +35,9 @@
  *    so its stack frame outlives every reference to it; a shared or timed
  *    waiter also re-locks its objects before returning, to unlink its
  *    other records;
- *  - every untimed claim ends in exactly one cfa_unpark, a timed one in one
- *    cfa_unpark_timed (which gives no permit if the timeout won).
- *    As in the runtime, a thread may be left with a stray permit (it saw
- *    `done` before parking); every park here re-checks its condition.
+ *  - every untimed claim ends in exactly one cfa_unpark, which its waiter
+ *    consumes (wait_untimed), a timed one in one cfa_unpark_timed (which
+ *    gives no permit if the timeout won): no stray permit is left.
  */
 #ifndef CFA_STD_SRC_WAITQ_H
 #define CFA_STD_SRC_WAITQ_H
@@ -203,6 +202,14 @@ static inline int wait_in(struct cfa_std_waitq *q, _Atomic int *lock, void *valu
     spin_unlock(lock);
     wait_untimed(&s, reason);
     return s.status;
+}
+
+/* The absolute deadline of a timeout (>= 0) on cfa_clock_ns's clock,
+ * saturating instead of overflowing for huge timeouts. */
+static inline int64_t std_deadline(int64_t timeout_ns)
+{
+    int64_t now = cfa_clock_ns();
+    return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
 }
 
 /* The timed waiter's side (s->timed bound by cfa_timed_park_init before
