@@ -166,8 +166,9 @@ extern _Atomic long runtime_pending_wakeups;
 static inline void pending_wakeup_begin(void) { atomic_fetch_add(&runtime_pending_wakeups, 1); }
 static inline void pending_wakeup_end(void) { atomic_fetch_sub(&runtime_pending_wakeups, 1); }
 
-/* Every kernel thread the runtime creates calls enter first and leave
- * last (deadlock.c tells them from the program's own threads). */
+/* Every kernel thread the runtime creates is counted: enter just before
+ * pthread_create, leave as the thread's last act (deadlock.c tells them
+ * from the program's own threads). */
 void runtime_kthread_enter(void);
 void runtime_kthread_leave(void);
 

@@ -86,7 +86,6 @@ static void on_preempt(int sig, siginfo_t *info, void *uc)
 static void *ticker(void *arg)
 {
     (void)arg;
-    runtime_kthread_enter();
     long half_us = slice_ms * 500;
     struct timespec slice = { .tv_sec = half_us / 1000000, .tv_nsec = (half_us % 1000000) * 1000 };
     for (;;) {
@@ -132,6 +131,7 @@ void preemption_start(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the ticker takes no signals */
+    runtime_kthread_enter(); /* before it exists: see processor.c */
     int err = pthread_create(&kt, NULL, ticker, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err)

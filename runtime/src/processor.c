@@ -138,7 +138,6 @@ void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *h
 static void *processor_kthread(void *arg)
 {
     struct cfa_processor_state *s = arg;
-    runtime_kthread_enter();
     cfa_tls_processor = s;
     context_adopt_native(&s->sched);
     fault_thread_enter(s);
@@ -171,6 +170,9 @@ void cfa_processor_start(struct cfa_processor *p)
         cfa_fatal("out of memory starting a processor");
     processor_init_state(s, p, cl);
     p->state = s;
+    /* Counted before it exists, so the deadlock check never sees a kernel
+     * thread it cannot account for (it would stay silent). */
+    runtime_kthread_enter();
     int err = pthread_create(&s->kthread, NULL, processor_kthread, s);
     if (err)
         cfa_fatal("cannot start a processor's kernel thread: %s", strerror(err));
