@@ -18,18 +18,21 @@
 
 #include "select_ops.h"
 
-/* Per kernel thread: only the start of a scan depends on it. */
-static __thread uint32_t select_seed;
+/* Per kernel thread: only the start of a scan depends on it. Atomic
+ * (relaxed) because the user threads that run on one kernel thread share
+ * it: they never run at once, but ThreadSanitizer, which sees each of them
+ * as a thread of its own, would report their accesses as a race. */
+static __thread _Atomic uint32_t select_seed;
 
 static unsigned random_below(unsigned n)
 {
-    uint32_t x = select_seed;
+    uint32_t x = atomic_load_explicit(&select_seed, memory_order_relaxed);
     if (!x)
         x = 0x9e3779b9u ^ (uint32_t)(uintptr_t)&select_seed;
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
-    select_seed = x;
+    atomic_store_explicit(&select_seed, x, memory_order_relaxed);
     return (unsigned)(((uint64_t)x * n) >> 32);
 }
 
