@@ -178,7 +178,7 @@ private:
     return I + 2; // the body is scanned normally
   }
 
-  // main([const] [struct] X *[const] [name]) -> __cfa_main_X(...)
+  // main([const] [struct] X *[const] [mutex] [name]) -> __cfa_main_X(...)
   size_t desugarTypeMain(size_t I) {
     if (!isKind(I + 1, clang::tok::l_paren) || Partner[I + 1] == None)
       return I;
@@ -198,6 +198,10 @@ private:
       return I;
     ++J;
     SkipQualifiers();
+    if (isWord(J, "mutex") && J + 1 < Close && isName(J + 1)) {
+      ++J; // `T *mutex this`: a mutex parameter (desugared on its own)
+      SkipQualifiers();
+    }
     if (J < Close && isName(J))
       ++J;
     if (J != Close)
