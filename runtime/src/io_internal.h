@@ -50,6 +50,7 @@ void     io_ring_fini(struct io_context *io);   /* cancels, drains, hands leftov
 bool     io_ring_precheck(io_future *f, int64_t *res); /* false: ends here, *res set */
 void     io_ring_start(struct io_context *io, io_future *f);
 unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
+bool     io_ring_stalled(struct io_context *io); /* requests the kernel refused */
 void     io_ring_arm(struct io_context *io, int64_t deadline);
 
 /* io_sendfile.c (io_uring engine only) */

@@ -187,6 +187,8 @@ bool io_idle(struct cfa_processor_state *p)
     if (io->uring)
         n += io_ring_poll(io);
     int64_t e = service_timers(&n);
+    if (io->uring && io_ring_stalled(io))
+        return true; /* the kernel refused SQEs (EAGAIN): retry, never sleep on them */
     if (n == 0 && e != TIMER_NONE) {
         /* About to look for work once more, then sleep: make sure the
          * earliest timer wakes this processor. */

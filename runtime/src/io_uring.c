@@ -264,6 +264,14 @@ unsigned io_ring_poll(struct io_context *io)
     }
 }
 
+/* Requests the kernel did not take (they are still in the SQ or on the
+ * backlog after a poll): the processor must not sleep on them, since no
+ * completion is bound to come for them. */
+bool io_ring_stalled(struct io_context *io)
+{
+    return io->backlog_head || io_uring_sq_ready(&io->ring);
+}
+
 /* ---- submission from a user thread ---------------------------------------------- */
 
 /* No SQE free: the request waits on the backlog, and the processor polls
