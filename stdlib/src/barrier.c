@@ -17,7 +17,7 @@ void cfa_barrier_init(struct cfa_barrier *b, unsigned parties)
 
 _Bool cfa_barrier_wait(struct cfa_barrier *b)
 {
-    spin_lock(&b->lock);
+    std_lock(&b->lock);
     if (b->parties == 0) {
         spin_unlock(&b->lock);
         cfa_fatal("wait on a barrier that was never initialised (init(&b, parties))");

@@ -43,7 +43,7 @@ void cfa_channel_init(struct cfa_channel *c, size_t elem_size, size_t capacity)
 
 void cfa_channel_destroy(struct cfa_channel *c)
 {
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     bool busy = !waitq_empty(&c->senders) || !waitq_empty(&c->receivers);
     spin_unlock(&c->lock);
     if (busy)
@@ -68,14 +68,14 @@ static inline unsigned char *slot(struct cfa_channel *c, size_t i)
 
 void std_channel_make_room(struct cfa_channel *c)
 {
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     size_t slots = c->slots ? c->slots * 2 : UNBOUNDED_FIRST_SLOTS;
     bool   full = c->count == c->slots;
     spin_unlock(&c->lock);
     if (!full)
         return;
     unsigned char *fresh = ring_alloc(slots, c->elem_size), *old = NULL;
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     if (c->slots < slots && c->count == c->slots) { /* nobody grew it meanwhile */
         for (size_t i = 0; i < c->count; i++)
             std_copy(fresh + i * c->elem_size, slot(c, i), c->elem_size);
@@ -136,12 +136,12 @@ int std_channel_recv_now(struct cfa_channel *c, void *out, struct std_wakes *wak
  * returns with the lock held. */
 static int lock_and_send_now(struct cfa_channel *c, const void *value, struct std_wakes *wakes)
 {
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     int r;
     while ((r = std_channel_send_now(c, value, wakes)) == STD_CHANNEL_NEED_ROOM) {
         spin_unlock(&c->lock);
         std_channel_make_room(c);
-        spin_lock(&c->lock);
+        std_lock(&c->lock);
     }
     return r;
 }
@@ -165,7 +165,7 @@ static int send_or_block(struct cfa_channel *c, const void *value)
 static int recv_or_block(struct cfa_channel *c, void *out)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     int r = std_channel_recv_now(c, out, &wakes);
     if (r != CFA_CHANNEL_WOULD_BLOCK) {
         spin_unlock(&c->lock);
@@ -205,7 +205,7 @@ int cfa_channel_try_send(struct cfa_channel *c, const void *value)
 int cfa_channel_try_recv(struct cfa_channel *c, void *out)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     int r = std_channel_recv_now(c, out, &wakes);
     spin_unlock(&c->lock);
     wakes_run(&wakes);
@@ -215,7 +215,7 @@ int cfa_channel_try_recv(struct cfa_channel *c, void *out)
 void cfa_channel_close(struct cfa_channel *c)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     check_init(c);
     if (c->closed) {
         spin_unlock(&c->lock);
@@ -235,7 +235,7 @@ void cfa_channel_close(struct cfa_channel *c)
 
 _Bool cfa_channel_is_closed(struct cfa_channel *c)
 {
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     bool closed = c->closed;
     spin_unlock(&c->lock);
     return closed;
@@ -243,7 +243,7 @@ _Bool cfa_channel_is_closed(struct cfa_channel *c)
 
 size_t cfa_channel_length(struct cfa_channel *c)
 {
-    spin_lock(&c->lock);
+    std_lock(&c->lock);
     size_t n = c->count;
     spin_unlock(&c->lock);
     return n;

@@ -50,7 +50,7 @@ static bool wait_on(struct cfa_condition_variable *cv, void *lock, const struct 
         cfa_timed_park_init(&park);
     w.wait = &s;
 
-    spin_lock(&cv->lock);
+    std_lock(&cv->lock);
     waitq_push(&cv->waiters, &w);
     spin_unlock(&cv->lock);
     unsigned saved = ops->release(lock);
@@ -58,7 +58,7 @@ static bool wait_on(struct cfa_condition_variable *cv, void *lock, const struct 
     bool notified = true;
     if (timed) {
         notified = wait_timed(&s, deadline);
-        spin_lock(&cv->lock);
+        std_lock(&cv->lock);
         waitq_remove(&cv->waiters, &w);
         spin_unlock(&cv->lock);
     } else {
@@ -95,7 +95,7 @@ static unsigned notify(struct cfa_condition_variable *cv, unsigned most)
     struct std_wakes       wakes = { 0 };
     struct cfa_std_waiter *w;
     unsigned               woken = 0;
-    spin_lock(&cv->lock);
+    std_lock(&cv->lock);
     while (woken < most && (w = waitq_claim(&cv->waiters))) {
         wait_complete(w, STD_OK, &wakes);
         woken++;
@@ -110,7 +110,7 @@ unsigned cfa_condvar_notify_all(struct cfa_condition_variable *cv) { return noti
 
 _Bool cfa_condvar_empty(struct cfa_condition_variable *cv)
 {
-    spin_lock(&cv->lock);
+    std_lock(&cv->lock);
     bool empty = waitq_empty(&cv->waiters);
     spin_unlock(&cv->lock);
     return empty;

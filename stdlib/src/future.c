@@ -10,7 +10,7 @@
 void cfa_future_fulfil(struct cfa_future *f, void *slot, const void *value, size_t size)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&f->lock);
+    std_lock(&f->lock);
     if (atomic_load_explicit(&f->state, memory_order_relaxed) == CFA_FUTURE_FULFILLED) {
         spin_unlock(&f->lock);
         cfa_fatal("fulfil of a future that is already fulfilled (reset it first)");
@@ -40,7 +40,7 @@ void cfa_future_get(struct cfa_future *f, const void *slot, void *out, size_t si
 {
     if (std_future_get_now(f, slot, out, size))
         return;
-    spin_lock(&f->lock);
+    std_lock(&f->lock);
     if (std_future_get_now(f, slot, out, size)) {
         spin_unlock(&f->lock);
         return;
@@ -55,7 +55,7 @@ _Bool cfa_future_available(struct cfa_future *f)
 
 void cfa_future_reset(struct cfa_future *f)
 {
-    spin_lock(&f->lock);
+    std_lock(&f->lock);
     bool waited_on = !waitq_empty(&f->waiters);
     if (!waited_on)
         atomic_store_explicit(&f->state, CFA_FUTURE_EMPTY, memory_order_relaxed);

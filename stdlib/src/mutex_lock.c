@@ -33,7 +33,7 @@ void cfa_mutex_lock_acquire(struct cfa_mutex_lock *m)
     if (atomic_load_explicit(&m->owner, memory_order_relaxed) == me)
         cfa_fatal("lock of a mutex_lock that this thread already holds (not recursive: use owner_lock)");
     for (;;) {
-        spin_lock(&m->qlock);
+        std_lock(&m->qlock);
         if (atomic_exchange_explicit(&m->state, CONTENDED, memory_order_acquire) == FREE) {
             spin_unlock(&m->qlock);
             atomic_store_explicit(&m->owner, me, memory_order_relaxed);
@@ -56,7 +56,7 @@ void cfa_mutex_lock_release(struct cfa_mutex_lock *m)
     if (atomic_exchange_explicit(&m->state, FREE, memory_order_release) != CONTENDED)
         return;
     struct std_wakes wakes = { 0 };
-    spin_lock(&m->qlock);
+    std_lock(&m->qlock);
     struct cfa_std_waiter *w = waitq_claim(&m->waiters);
     if (w)
         wait_complete(w, STD_OK, &wakes);

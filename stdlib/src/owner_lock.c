@@ -26,7 +26,7 @@ static void hand_over_locked(struct cfa_owner_lock *l, struct std_wakes *wakes)
 static void acquire(struct cfa_owner_lock *l, unsigned depth)
 {
     struct cfa_thread *me = cfa_active_thread();
-    spin_lock(&l->lock);
+    std_lock(&l->lock);
     if (!l->owner) {
         l->owner = me;
         l->recursion = depth;
@@ -40,7 +40,7 @@ static void acquire(struct cfa_owner_lock *l, unsigned depth)
     }
     wait_in(&l->waiters, &l->lock, NULL, "owner_lock");
     /* Handed over with recursion 1; owner == me, so no one else writes it. */
-    spin_lock(&l->lock);
+    std_lock(&l->lock);
     l->recursion = depth;
     spin_unlock(&l->lock);
 }
@@ -51,7 +51,7 @@ _Bool cfa_owner_lock_try_acquire(struct cfa_owner_lock *l)
 {
     struct cfa_thread *me = cfa_active_thread();
     bool               got = false;
-    spin_lock(&l->lock);
+    std_lock(&l->lock);
     if (!l->owner) {
         l->owner = me;
         l->recursion = 1;
@@ -80,7 +80,7 @@ static void check_owner_locked(struct cfa_owner_lock *l, const char *what)
 void cfa_owner_lock_release(struct cfa_owner_lock *l)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&l->lock);
+    std_lock(&l->lock);
     check_owner_locked(l, "unlock");
     if (--l->recursion == 0)
         hand_over_locked(l, &wakes);
@@ -91,7 +91,7 @@ void cfa_owner_lock_release(struct cfa_owner_lock *l)
 unsigned std_owner_lock_release_all(struct cfa_owner_lock *l)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&l->lock);
+    std_lock(&l->lock);
     check_owner_locked(l, "wait on a condition_variable");
     unsigned depth = l->recursion;
     hand_over_locked(l, &wakes);
@@ -104,7 +104,7 @@ void std_owner_lock_reacquire(struct cfa_owner_lock *l, unsigned depth) { acquir
 
 _Bool cfa_owner_lock_owned(struct cfa_owner_lock *l)
 {
-    spin_lock(&l->lock);
+    std_lock(&l->lock);
     bool mine = l->owner == cfa_active_thread();
     spin_unlock(&l->lock);
     return mine;
@@ -112,7 +112,7 @@ _Bool cfa_owner_lock_owned(struct cfa_owner_lock *l)
 
 unsigned cfa_owner_lock_depth(struct cfa_owner_lock *l)
 {
-    spin_lock(&l->lock);
+    std_lock(&l->lock);
     unsigned depth = l->owner == cfa_active_thread() ? l->recursion : 0;
     spin_unlock(&l->lock);
     return depth;

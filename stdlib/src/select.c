@@ -60,7 +60,7 @@ static void lock_set_build(struct lock_set *ls, const struct cfa_select_clause *
 static void lock_all(struct lock_set *ls)
 {
     for (unsigned i = 0; i < ls->count; i++)
-        spin_lock(ls->locks[i]);
+        std_lock(ls->locks[i]);
 }
 
 static void unlock_all(struct lock_set *ls)

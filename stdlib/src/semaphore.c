@@ -19,7 +19,7 @@ void cfa_semaphore_init(struct cfa_semaphore *s, long long count)
 
 void cfa_semaphore_P(struct cfa_semaphore *sem)
 {
-    spin_lock(&sem->lock);
+    std_lock(&sem->lock);
     if (sem->count > 0) {
         sem->count--;
         spin_unlock(&sem->lock);
@@ -30,7 +30,7 @@ void cfa_semaphore_P(struct cfa_semaphore *sem)
 
 _Bool cfa_semaphore_try_P(struct cfa_semaphore *sem)
 {
-    spin_lock(&sem->lock);
+    std_lock(&sem->lock);
     bool got = sem->count > 0;
     if (got)
         sem->count--;
@@ -41,7 +41,7 @@ _Bool cfa_semaphore_try_P(struct cfa_semaphore *sem)
 void cfa_semaphore_V(struct cfa_semaphore *sem)
 {
     struct std_wakes wakes = { 0 };
-    spin_lock(&sem->lock);
+    std_lock(&sem->lock);
     struct cfa_std_waiter *w = waitq_claim(&sem->waiters);
     if (w) {
         wait_complete(w, STD_OK, &wakes);
@@ -57,7 +57,7 @@ void cfa_semaphore_V(struct cfa_semaphore *sem)
 
 long long cfa_semaphore_count(struct cfa_semaphore *sem)
 {
-    spin_lock(&sem->lock);
+    std_lock(&sem->lock);
     long long n = sem->count;
     spin_unlock(&sem->lock);
     return n;

@@ -18,7 +18,7 @@
  * PENDING first (one compare-and-swap) completes it; a loser just drops
  * the record from its queue.
  *
- * No library call under a spinlock. Nothing between spin_lock and
+ * No library call under a spinlock. Nothing between std_lock and
  * spin_unlock may call into a shared library, not even through a PLT stub:
  * the stub is program text, so the preemption signal may switch the thread
  * out there with the lock held, and the threads spinning for it (in code
@@ -49,7 +49,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "spinlock.h" /* the runtime's (runtime/src) */
+#include "std_lock.h"
 
 #define STD_HIDDEN __attribute__((visibility("hidden")))
 
