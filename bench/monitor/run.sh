@@ -20,18 +20,12 @@ for r in $(seq "$runs"); do
     echo "run $r/$runs" >&2
     "$out/monitor_bench" "$iters" >> "$out/results"
 done
-python3 - "$out/results" <<'PY'
-import statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    name, value = line.split()
-    rows.setdefault(name, []).append(float(value))
-med = {k: statistics.median(v) for k, v in rows.items()}
-print("| benchmark | median ns | min | max |")
-print("| --- | ---: | ---: | ---: |")
-for k, v in rows.items():
-    print(f"| {k} | {med[k]:.1f} | {min(v):.1f} | {max(v):.1f} |")
-print()
+python3 - "$out/results" "$top/bench/lib" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from medians import load, print_table
+rows, med = load(sys.argv[1])
+print_table(rows, med, "ns")
 print(f"mutex call, 1 monitor / pthread lock+unlock: {med['mutex1'] / med['pthread_mutex1']:.2f} (target <= 1.5)")
 print(f"mutex call scaling 1 -> 2 -> 4 monitors: {med['mutex2'] / med['mutex1']:.2f}x, {med['mutex4'] / med['mutex1']:.2f}x (linear: 2x, 4x)")
 print(f"pthread condvar ping-pong / signal-wait round trip: {med['pthread_cond'] / med['signal']:.1f}x faster (target >= 5)")

@@ -53,19 +53,12 @@ for r in $(seq "$runs"); do
     measure "posix_sem_2" "$out/chan_bench" posix_sem 2 "$posix_iters"
 done
 
-python3 - "$out/results" <<'PY'
+python3 - "$out/results" "$top/bench/lib" <<'PY'
 import statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    label, value = line.split()
-    rows.setdefault(label, []).append(float(value))
-med = {k: statistics.median(v) for k, v in rows.items()}
-print("| benchmark | processors | median ns/op | min | max |")
-print("| --- | ---: | ---: | ---: | ---: |")
-for k, v in rows.items():
-    name, procs = k.rsplit("_", 1)
-    print(f"| {name} | {procs} | {med[k]:.1f} | {min(v):.1f} | {max(v):.1f} |")
-print()
+sys.path.insert(0, sys.argv[2])
+from medians import load, print_table
+rows, med = load(sys.argv[1])
+print_table(rows, med, "ns/op", split_procs=True)
 def ratios(peer, ours):
     med_ratio = med[peer] / med[ours]
     paired = statistics.median(p / o for p, o in zip(rows[peer], rows[ours]))

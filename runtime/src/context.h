@@ -56,18 +56,30 @@ void context_adopt_native(struct cfa_coroutine *c);
 /* Releases sanitizer state of a context that will never run again. */
 void context_forget(struct cfa_coroutine *c);
 
-static inline void context_switch(struct cfa_coroutine *from, struct cfa_coroutine *to)
+/* Tells the sanitizers that `to` is about to run: ASan its stack bounds
+ * (and, unless fake_stack is NULL, where to save the leaving context's fake
+ * stack: NULL says the leaving context never runs again), TSan its fiber.
+ * Always inlined: TSan's function-exit hook of a separate function would
+ * run after the fiber switch and pop a frame off the new fiber's shadow
+ * stack, which corrupts it. */
+static inline __attribute__((always_inline)) void context_announce(struct cfa_coroutine *to, void **fake_stack)
 {
 #ifdef CFA_ASAN
-    /* ASan keeps the frames of escaped locals on a per-context "fake
-     * stack"; it is saved here and handed back when we return. */
-    void *fake_stack = NULL;
-    __sanitizer_start_switch_fiber(&fake_stack, (char *)to->stack.map + to->stack.guard,
+    __sanitizer_start_switch_fiber(fake_stack, (char *)to->stack.map + to->stack.guard,
                                    to->stack.map_size - to->stack.guard);
 #endif
 #ifdef CFA_TSAN
     __tsan_switch_to_fiber(to->sanitizer_fiber, 0);
 #endif
+    (void)to; (void)fake_stack;
+}
+
+static inline void context_switch(struct cfa_coroutine *from, struct cfa_coroutine *to)
+{
+    /* ASan keeps the frames of escaped locals on a per-context "fake
+     * stack"; it is saved here and handed back when we return. */
+    void *fake_stack = NULL;
+    context_announce(to, &fake_stack);
     cfa_context_switch(&from->ctx, &to->ctx);
 #ifdef CFA_ASAN
     __sanitizer_finish_switch_fiber(fake_stack, NULL, NULL);
@@ -78,13 +90,7 @@ static inline void context_switch(struct cfa_coroutine *from, struct cfa_corouti
 static inline __attribute__((noreturn)) void context_switch_final(struct cfa_coroutine *from,
                                                                   struct cfa_coroutine *to)
 {
-#ifdef CFA_ASAN
-    __sanitizer_start_switch_fiber(NULL, (char *)to->stack.map + to->stack.guard,
-                                   to->stack.map_size - to->stack.guard);
-#endif
-#ifdef CFA_TSAN
-    __tsan_switch_to_fiber(to->sanitizer_fiber, 0);
-#endif
+    context_announce(to, NULL);
     cfa_context_switch(&from->ctx, &to->ctx);
     __builtin_unreachable();
 }

@@ -8,6 +8,7 @@
  * coming or going; it accepts signals only while its kernel thread runs
  * (`signalable`).
  */
+#include "all_list.h"
 #include "kernel.h"
 #include "spinlock.h"
 
@@ -19,48 +20,28 @@ static struct cfa_processor_state *processors;
 void registry_add_thread(struct cfa_thread *t)
 {
     spin_lock(&threads_lock);
-    t->all_prev = NULL;
-    t->all_next = threads;
-    if (threads)
-        threads->all_prev = t;
-    threads = t;
+    ALL_LIST_PUSH(threads, t);
     spin_unlock(&threads_lock);
 }
 
 void registry_remove_thread(struct cfa_thread *t)
 {
     spin_lock(&threads_lock);
-    if (t->all_prev)
-        t->all_prev->all_next = t->all_next;
-    else
-        threads = t->all_next;
-    if (t->all_next)
-        t->all_next->all_prev = t->all_prev;
-    t->all_prev = t->all_next = NULL;
+    ALL_LIST_REMOVE(threads, t);
     spin_unlock(&threads_lock);
 }
 
 void registry_add_processor(struct cfa_processor_state *p)
 {
     spin_lock(&processors_lock);
-    p->all_prev = NULL;
-    p->all_next = processors;
-    if (processors)
-        processors->all_prev = p;
-    processors = p;
+    ALL_LIST_PUSH(processors, p);
     spin_unlock(&processors_lock);
 }
 
 void registry_remove_processor(struct cfa_processor_state *p)
 {
     spin_lock(&processors_lock);
-    if (p->all_prev)
-        p->all_prev->all_next = p->all_next;
-    else
-        processors = p->all_next;
-    if (p->all_next)
-        p->all_next->all_prev = p->all_prev;
-    p->all_prev = p->all_next = NULL;
+    ALL_LIST_REMOVE(processors, p);
     spin_unlock(&processors_lock);
 }
 
