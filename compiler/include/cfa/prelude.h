@@ -3,7 +3,8 @@
  * Owns the language's built-in names (LANGUAGE.md sections 5, 7 and 8):
  * the types `processor`, `cluster`, `condition` and `Duration`; yield,
  * park, unpark, active_thread, suspend, sleep, migrate, default_cluster,
- * current_cluster, wait, signal, signal_block, front, empty, delete, and
+ * current_cluster, wait, signal, signal_block, front, empty, available,
+ * delete, and
  * the time units ns/us/ms/s. Each is a
  * `static inline` function marked `overloadable`, so a C library function
  * of the same name (sleep from <unistd.h>, say) stays usable beside it.
@@ -16,6 +17,7 @@
 #ifndef CFA_PRELUDE_H
 #define CFA_PRELUDE_H
 
+#include <cfa/io.h>
 #include <cfa/runtime.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,11 +106,22 @@ __CFA_BUILTIN _Bool signal(condition *c) __CFA_NOT_NULL(c) { return cfa_signal(c
 __CFA_BUILTIN _Bool signal_block(condition *c) __CFA_NOT_NULL(c) { return cfa_signal_block(c); }
 __CFA_BUILTIN uintptr_t front(const condition *c) __CFA_NOT_NULL(c) { return cfa_condition_front(c); }
 __CFA_BUILTIN _Bool empty(const condition *c) __CFA_NOT_NULL(c) { return cfa_condition_empty(c); }
-__CFA_MISUSE("wait needs a pointer to a condition") void wait(const volatile void *c) __CFA_NOT_NULL(c);
+__CFA_MISUSE("wait needs a pointer to a condition or an io_future") void wait(const volatile void *c) __CFA_NOT_NULL(c);
 __CFA_MISUSE("signal needs a pointer to a condition") void signal(const volatile void *c) __CFA_NOT_NULL(c);
 __CFA_MISUSE("signal_block needs a pointer to a condition") void signal_block(const volatile void *c) __CFA_NOT_NULL(c);
 __CFA_MISUSE("front needs a pointer to a condition") void front(const volatile void *c) __CFA_NOT_NULL(c);
 __CFA_MISUSE("empty needs a pointer to a condition") void empty(const volatile void *c) __CFA_NOT_NULL(c);
+
+/* ---- I/O: the cfa_* calls and their futures (LANGUAGE.md section 9) --- */
+
+/* wait and available on an `io_future *` (filled by an async_* call):
+ * wait blocks the thread until the operation completes and returns its
+ * result as the system call would (-1 with errno), available polls. The
+ * condition overloads above and libc's wait(int *) are unaffected: each
+ * takes a different pointer type. */
+__CFA_BUILTIN ssize_t wait(io_future *f) __CFA_NOT_NULL(f) { return cfa_io_wait(f); }
+__CFA_BUILTIN _Bool available(io_future *f) __CFA_NOT_NULL(f) { return cfa_io_available(f); }
+__CFA_MISUSE("available needs a pointer to a future") _Bool available(const volatile void *f) __CFA_NOT_NULL(f);
 #undef __CFA_NOT_NULL
 
 /* The monitor of a monitor or thread object, in the code the extension

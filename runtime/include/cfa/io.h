@@ -30,10 +30,34 @@
 #ifndef CFA_IO_H
 #define CFA_IO_H
 
+/* Only the types of the system calls' signatures, not the headers that
+ * declare the calls: the compiler's prelude includes this file in every
+ * program, where <sys/socket.h> would claim names such as listen and
+ * accept, and <sys/types.h> select. The typedefs follow glibc's own guards
+ * (the runtime is x86-64 Linux with glibc), so a later <sys/types.h> or
+ * <sys/socket.h> agrees with them. */
+#include <bits/types.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <sys/uio.h>
+#ifndef __ssize_t_defined
+typedef __ssize_t ssize_t;
+#  define __ssize_t_defined
+#endif
+#ifndef __off_t_defined
+#  ifndef __USE_FILE_OFFSET64
+typedef __off_t off_t;
+#  else
+typedef __off64_t off_t;
+#  endif
+#  define __off_t_defined
+#endif
+#ifndef __socklen_t_defined
+typedef __socklen_t socklen_t;
+#  define __socklen_t_defined
+#endif
+struct iovec;
+struct msghdr;
+struct sockaddr;
 
 #ifdef __cplusplus
 extern "C" {
