@@ -18,6 +18,7 @@
  * reaped at once; whatever still does not fit is submitted by the
  * processor's next poll. Requests are never dropped and nothing spins.
  */
+#include "context.h"
 #include "kernel.h"
 #include "io_internal.h"
 #include "timer.h"
@@ -55,6 +56,25 @@ static const unsigned setup_flags[] = {
     0,
 };
 
+/* ThreadSanitizer does not see liburing map and unmap the rings (raw
+ * system calls, not the libc calls it intercepts), so a new ring at the
+ * address of an unmapped one inherits the old ring's access history, and
+ * the new processor's first look at its completion queue is reported as a
+ * race with the old processor's last. Each ring's end releases, and each
+ * ring's start acquires, one object: the order from every old ring to every
+ * later one that munmap then mmap give. Accesses to one live ring by two
+ * kernel threads are still reported. */
+#ifdef CFA_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static char ring_reuse_order;
+static void ring_mapped(void) { __tsan_acquire(&ring_reuse_order); }
+static void ring_unmapping(void) { __tsan_release(&ring_reuse_order); }
+#else
+static void ring_mapped(void) {}
+static void ring_unmapping(void) {}
+#endif
+
 bool io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size)
 {
     int err = -EINVAL;
@@ -70,6 +90,7 @@ bool io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *wh
         snprintf(why, why_size, "io_uring_queue_init: %s", strerror(-err));
         return false;
     }
+    ring_mapped();
     const char *missing = NULL;
     if (!(io->ring.features & IORING_FEAT_NODROP))
         missing = "IORING_FEAT_NODROP";
@@ -87,6 +108,7 @@ bool io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *wh
         missing = "IORING_REGISTER_EVENTFD";
     if (missing) {
         snprintf(why, why_size, "io_uring lacks %s", missing);
+        ring_unmapping();
         io_uring_queue_exit(&io->ring);
         return false;
     }
@@ -400,6 +422,7 @@ void io_ring_fini(struct io_context *io)
         leftovers = io->backlog_head;
         io->backlog_head = io->backlog_tail = NULL;
     }
+    ring_unmapping();
     io_uring_queue_exit(&io->ring);
     io->uring = false;
     while (leftovers) {
