@@ -11,8 +11,9 @@
  * A kernel thread the runtime did not create (the program's own pthreads)
  * could still call cfa_unpark later, so while one exists the check stays
  * silent: every runtime kernel thread counts itself (runtime_kthreads) and
- * the check compares with the tasks in /proc/self/task. This costs a
- * directory read, only when every processor has just fallen asleep.
+ * the check compares with the tasks in /proc/self/task, less io_uring's
+ * in-kernel workers. This costs a directory read, only when every
+ * processor has just fallen asleep.
  * CFA_DEADLOCK_DETECTION=0 turns the check off.
  */
 #include "kernel.h"
@@ -30,6 +31,22 @@ static _Atomic int runtime_kthreads = 1; /* the main kernel thread */
 void runtime_kthread_enter(void) { atomic_fetch_add(&runtime_kthreads, 1); }
 void runtime_kthread_leave(void) { atomic_fetch_sub(&runtime_kthreads, 1); }
 
+/* Whether task `tid` of this process is one of io_uring's own workers
+ * (iou-wrk-*, iou-sqp-*): the kernel starts them inside the process for
+ * requests it cannot complete inline (a file read, an openat), and they
+ * never call into the runtime. Anything unreadable counts as foreign. */
+static bool io_uring_worker(const char *tid)
+{
+    char path[64], comm[32] = {0};
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool worker = fgets(comm, sizeof comm, f) && strncmp(comm, "iou-", 4) == 0;
+    fclose(f);
+    return worker;
+}
+
 /* Whether a kernel thread the runtime did not create exists. */
 static bool foreign_kthreads(void)
 {
@@ -38,7 +55,7 @@ static bool foreign_kthreads(void)
         return true; /* cannot tell: do not claim a deadlock */
     int tasks = 0;
     for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.')
+        if (e->d_name[0] != '.' && !io_uring_worker(e->d_name))
             tasks++;
     closedir(d);
     int ours = atomic_load(&runtime_kthreads);

@@ -83,6 +83,7 @@ static void *worker(void *arg)
             if (err == ETIMEDOUT && !head) {
                 workers--;
                 pthread_mutex_unlock(&lock);
+                runtime_kthread_leave();
                 return NULL;
             }
         }
@@ -120,6 +121,7 @@ void pool_submit(io_future *f)
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, 256 * 1024); /* sanitizers need room */
         pthread_t kt;
+        runtime_kthread_enter(); /* before it exists: see processor.c */
         int err = pthread_create(&kt, &attr, worker, NULL);
         pthread_attr_destroy(&attr);
         if (err)
