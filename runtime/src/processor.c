@@ -62,11 +62,28 @@ static bool any_ready_hint(struct cfa_processor_state *p)
     return any;
 }
 
+/* Whether another processor's lanes hold a thread still inside the steal
+ * grace (ready_queue.c). */
+static bool young_remote_work(struct cfa_processor_state *p)
+{
+    ready_enter(p);
+    bool young = ready_queue_young_remote(p, __builtin_ia32_rdtsc());
+    ready_leave(p);
+    return young;
+}
+
 /* Idle: register, search everything, spin briefly, sleep. Returns a thread
  * found on the way, or NULL to make the caller look again. */
 static struct cfa_thread *idle(struct cfa_processor_state *p)
 {
     struct cfa_cluster_state *cs = p->cluster->state;
+    if (young_remote_work(p)) {
+        /* Its owner is likely to run it within the grace; if not, the
+         * caller's next pop steals it. Neither registering as idle nor the
+         * exhaustive search (which takes any thread) would wait. */
+        cpu_relax();
+        return NULL;
+    }
     if (io_idle(p))
         return NULL; /* I/O or timers made threads ready: look again */
     if (!idle_try_register(&cs->idle, &p->sleeper)) {

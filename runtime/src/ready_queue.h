@@ -108,6 +108,11 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p);
 void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
 void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
 
+/* Whether a lane of another processor holds a thread made ready too
+ * recently to be stolen (ready_pop leaves it to its owner for a moment);
+ * call in p's reader section. */
+bool ready_queue_young_remote(struct cfa_processor_state *p, uint64_t now);
+
 /* Whether any lane holds a thread; exact only while every processor of the
  * cluster is asleep (used by the deadlock check). */
 bool ready_queue_any(struct ready_queue *q);
