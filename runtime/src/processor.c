@@ -62,14 +62,14 @@ static bool any_ready_hint(struct cfa_processor_state *p)
     return any;
 }
 
-/* Whether another processor's lanes hold a thread still inside the steal
- * grace (ready_queue.c). */
-static bool young_remote_work(struct cfa_processor_state *p)
+/* When the first thread in another processor's lanes that is still inside
+ * the steal grace (ready_queue.c) may be stolen; 0 if there is none. */
+static uint64_t steal_grace_ends(struct cfa_processor_state *p)
 {
     ready_enter(p);
-    bool young = ready_queue_young_remote(p, __builtin_ia32_rdtsc());
+    uint64_t ends = ready_queue_grace_ends(p, __builtin_ia32_rdtsc());
     ready_leave(p);
-    return young;
+    return ends;
 }
 
 /* Idle: register, search everything, spin briefly, sleep. Returns a thread
@@ -77,11 +77,15 @@ static bool young_remote_work(struct cfa_processor_state *p)
 static struct cfa_thread *idle(struct cfa_processor_state *p)
 {
     struct cfa_cluster_state *cs = p->cluster->state;
-    if (young_remote_work(p)) {
+    uint64_t grace_ends = steal_grace_ends(p);
+    if (grace_ends) {
         /* Its owner is likely to run it within the grace; if not, the
          * caller's next pop steals it. Neither registering as idle nor the
-         * exhaustive search (which takes any thread) would wait. */
-        cpu_relax();
+         * exhaustive search (which takes any thread) would wait. The wait
+         * reads only the TSC: polling the other processor's lanes would
+         * take the lines it is writing away from it. */
+        while (__builtin_ia32_rdtsc() < grace_ends && !atomic_load_explicit(&p->terminate, memory_order_relaxed))
+            cpu_relax();
         return NULL;
     }
     if (io_idle(p))

@@ -55,6 +55,7 @@ struct ready_local {
     unsigned    read_depth;  /* nesting of ready_enter on this processor */
     unsigned    index;       /* position among the cluster's processors */
     unsigned    target;      /* lane chosen for helping at the next pop */
+    unsigned    help_one_in; /* a pop draws a target with probability 1/this */
     unsigned    cache;       /* cache instance last seen for this processor */
     int         cpu;         /* CPU it last ran on */
     uint64_t    rng;
@@ -108,10 +109,11 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p);
 void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
 void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
 
-/* Whether a lane of another processor holds a thread made ready too
- * recently to be stolen (ready_pop leaves it to its owner for a moment);
- * call in p's reader section. */
-bool ready_queue_young_remote(struct cfa_processor_state *p, uint64_t now);
+/* When the first thread that another processor's lanes hold, made ready
+ * too recently to be stolen (ready_pop leaves it to its owner for a
+ * moment), becomes stealable: a TSC time, 0 if there is none. Call in p's
+ * reader section. */
+uint64_t ready_queue_grace_ends(struct cfa_processor_state *p, uint64_t now);
 
 /* Whether any lane holds a thread; exact only while every processor of the
  * cluster is asleep (used by the deadlock check). */
