@@ -1,0 +1,56 @@
+/* common.h: what the cfa-lite versions of the thesis chapter 7
+ * benchmarks share (the Go, Tokio and pthread peers repeat these few
+ * lines in their own language): the command line (argv[1] processors,
+ * argv[2] load, i.e. threads or rings per processor), the duration
+ * (env BENCH_SECONDS, default 1), a clock, a per-thread PRNG and the
+ * suite's output line. Invariant: a measurement prints exactly one
+ * "RESULT <number>" (or "RESULT dnf") as its last stdout line, then the
+ * process exits at once with _exit: threads still blocked at the end of
+ * a timed run are not drained (the count was read at the deadline). */
+#ifndef BENCH_SCHED_CFA_COMMON_H
+#define BENCH_SCHED_CFA_COMMON_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static double bench_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double bench_seconds(void) {
+    const char *s = getenv("BENCH_SECONDS");
+    double d = s ? atof(s) : 1.0;
+    return d > 0 ? d : 1.0;
+}
+
+/* argv[i] as a positive integer, or a usage error (exit 2). */
+static int bench_arg(int argc, char **argv, int i, const char *what) {
+    int v = i < argc ? atoi(argv[i]) : 0;
+    if (v < 1 || v > 100000) {
+        fprintf(stderr, "usage: %s processors %s (both positive integers)\n", argv[0], what);
+        exit(2);
+    }
+    return v;
+}
+
+static uint64_t bench_rand(uint64_t *s) { /* xorshift64*; *s != 0 */
+    *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+static void bench_result(double value) {
+    printf("RESULT %.6g\n", value);
+    fflush(stdout);
+    _exit(0);
+}
+
+static void bench_dnf(void) {
+    printf("RESULT dnf\n");
+    fflush(stdout);
+    _exit(0);
+}
+#endif
