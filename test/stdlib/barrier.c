@@ -26,7 +26,7 @@ static void party(void *unused) {
 int main(void) {
     init(&b, PARTIES);
     struct task *t[PARTIES - 1];
-    for (int i = 0; i < PARTIES - 1; i++) t[i] = task_start(party, NULL, "party");
+    for (int i = 0; i < PARTIES - 1; i++) t[i] = task_spawn(party, NULL, "party");
     party(NULL);
     for (int i = 0; i < PARTIES - 1; i++) task_join(t[i]);
     for (int p = 0; p < PHASES; p++) CHECK_EQ(last[p], 1);

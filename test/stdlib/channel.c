@@ -43,7 +43,7 @@ static void rendezvous(void) {
     int v = -1;
     CHECK_EQ(try_recv(&c, &v), CHANNEL_WOULD_BLOCK);
     struct sender_arg a = { &c, 10, 3, 0 };
-    struct task *t = task_start(sender, &a, "sender");
+    struct task *t = task_spawn(sender, &a, "sender");
     YIELD_UNTIL(blocked(t));
     CHECK_EQ(atomic_load(&a.sent), 0);         /* nobody took the value yet */
     CHECK_EQ(length(&c), 0);                   /* and it is not buffered */
@@ -66,7 +66,7 @@ static void bounded(void) {
     CHECK_EQ(try_send(&c, 99), CHANNEL_WOULD_BLOCK);
     CHECK_EQ(length(&c), 4);
     struct sender_arg a = { &c, 100, 2, 0 };
-    struct task *t = task_start(sender, &a, "sender");
+    struct task *t = task_spawn(sender, &a, "sender");
     YIELD_UNTIL(blocked(t));
     CHECK_EQ(atomic_load(&a.sent), 0);
     CHECK_EQ(recv(&c), 0);                     /* frees a slot: 100 moves in */
@@ -122,7 +122,7 @@ static void big_values(void) {
         Bigs c;
         init(&c, cap);
         struct big_arg a = { &c };
-        struct task *t = task_start(big_sender, &a, "big sender");
+        struct task *t = task_spawn(big_sender, &a, "big sender");
         for (long k = 0; k < 100; k++) {
             struct Big b = recv(&c), e = big(k * 10);
             CHECK(memcmp(&b, &e, sizeof b) == 0, "value %ld differs", k);
@@ -160,7 +160,7 @@ static void closing(void) {
         init(&c, cap);
         struct receiver_arg r[3] = { { &c, 0, 0 }, { &c, 0, 0 }, { &c, 0, 0 } };
         struct task *t[3];
-        for (int i = 0; i < 3; i++) t[i] = task_start(receiver, &r[i], "receiver");
+        for (int i = 0; i < 3; i++) t[i] = task_spawn(receiver, &r[i], "receiver");
         for (int i = 0; i < 3; i++) YIELD_UNTIL(blocked(t[i]));
         send(&c, 1);
         send(&c, 2);
@@ -188,7 +188,7 @@ static void many_senders(void) {
         struct task *t[4];
         for (int i = 0; i < 4; i++) {
             a[i] = (struct sender_arg){ &c, i * 1000, 1000, 0 };
-            t[i] = task_start(sender, &a[i], "sender");
+            t[i] = task_spawn(sender, &a[i], "sender");
         }
         int last[4] = { -1, -1, -1, -1 };
         for (int n = 0; n < 4000; n++) {

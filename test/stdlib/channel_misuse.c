@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
         close(&c);
         send(&c, 1);
     } else if (strcmp(mode, "blocked_sender") == 0) {
-        struct task *t = task_start(producer, NULL, "producer 7");
+        struct task *t = task_spawn(producer, NULL, "producer 7");
         YIELD_UNTIL(atomic_load(&t->thread.state) == CFA_THREAD_BLOCKED);
         close(&c);
         task_join(t);
@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
         printf("drained %d\n", recv(&c));
         printf("%d\n", recv(&c));
     } else if (strcmp(mode, "destroy_busy") == 0) {
-        struct task *t = task_start(receiver, NULL, "receiver");
+        struct task *t = task_spawn(receiver, NULL, "receiver");
         YIELD_UNTIL(atomic_load(&t->thread.state) == CFA_THREAD_BLOCKED);
         destroy(&c);
     } else if (strcmp(mode, "control") == 0) {

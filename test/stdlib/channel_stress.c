@@ -69,11 +69,11 @@ int main(int argc, char **argv) {
         struct task    *ts[SENDERS], *tr[RECEIVERS];
         for (int i = 0; i < RECEIVERS; i++) {
             rc[i].got = 0;
-            tr[i] = task_start(receiver_main, &rc[i], "receiver");
+            tr[i] = task_spawn(receiver_main, &rc[i], "receiver");
         }
         for (int i = 0; i < SENDERS; i++) {
             s[i].id = i;
-            ts[i] = task_start(sender_main, &s[i], "sender");
+            ts[i] = task_spawn(sender_main, &s[i], "sender");
         }
         for (int i = 0; i < SENDERS; i++) task_join(ts[i]);
         close(&chan);

@@ -30,7 +30,7 @@ static void producer(void *unused) {
     }
 }
 static void buffer(void) {
-    struct task *t = task_start(producer, NULL, "producer");
+    struct task *t = task_spawn(producer, NULL, "producer");
     for (int i = 0; i < 1000; i++) {
         lock(&m);
         while (!full) wait(&not_empty, &m);
@@ -56,7 +56,7 @@ static void set_flag(void *unused) {
 static void owner_depth(void) {
     lock(&ol);
     lock(&ol);
-    struct task *t = task_start(set_flag, NULL, "setter");
+    struct task *t = task_spawn(set_flag, NULL, "setter");
     while (!flag) wait(&cv, &ol);
     CHECK_EQ(cfa_owner_lock_depth(&ol), 2);
     unlock(&ol);
@@ -85,7 +85,7 @@ static void notify_order(void) {
     CHECK(empty(&cv), "no waiter yet");
     struct task *t[4];
     for (int i = 0; i < 4; i++) {
-        t[i] = task_start(waiter, (void *)(intptr_t)i, "waiter");
+        t[i] = task_spawn(waiter, (void *)(intptr_t)i, "waiter");
         YIELD_UNTIL(atomic_load(&t[i]->thread.state) == CFA_THREAD_BLOCKED);
     }
     CHECK(!empty(&cv), "waiters");
@@ -100,7 +100,7 @@ static void notify_order(void) {
     printf("notify order: %d %d %d %d", woken[0], woken[1], woken[2], woken[3]);
     nwoken = 0;
     for (int i = 0; i < 3; i++) {
-        t[i] = task_start(waiter_all, NULL, "waiter");
+        t[i] = task_spawn(waiter_all, NULL, "waiter");
         YIELD_UNTIL(atomic_load(&t[i]->thread.state) == CFA_THREAD_BLOCKED);
     }
     printf(", notify_all woke %u\n", notify_all(&cv));
@@ -121,7 +121,7 @@ static void timed(void) {
     double dt = now_seconds() - t0;
     CHECK(dt >= 0.019, "timed out after %g s", dt);
     CHECK(holds(&m) && empty(&cv), "lock held, record gone");
-    struct task *t = task_start(notify_later, NULL, "notifier");
+    struct task *t = task_spawn(notify_later, NULL, "notifier");
     CHECK(wait_for(&cv, &m, s(30)), "notified before the timeout");
     CHECK(holds(&m), "lock held");
     unlock(&m);

@@ -39,7 +39,7 @@ static void blocked_getters(void) {
     struct task  *t[10];
     for (int i = 0; i < 10; i++) {
         g[i].got = -1;
-        t[i] = task_start(getter_main, &g[i], "getter");
+        t[i] = task_spawn(getter_main, &g[i], "getter");
     }
     for (int i = 0; i < 10; i++) YIELD_UNTIL(atomic_load(&t[i]->thread.state) == CFA_THREAD_BLOCKED);
     fulfil(&f, 99);
@@ -57,7 +57,7 @@ static void pair_getter(void *unused) {
     CHECK(p.x == 1.25 && strcmp(p.name, "a name longer than sixteen bytes") == 0, "pair");
 }
 static void struct_values(void) {
-    struct task *t = task_start(pair_getter, NULL, "pair getter");
+    struct task *t = task_spawn(pair_getter, NULL, "pair getter");
     struct Pair p = { 1.25, "a name longer than sixteen bytes" };
     fulfil(&pf, p);
     task_join(t);
@@ -68,7 +68,7 @@ static void rounds(void) {
     for (long r = 0; r < 100; r++) {
         struct getter g[3];
         struct task  *t[3];
-        for (int i = 0; i < 3; i++) t[i] = task_start(getter_main, &g[i], "getter");
+        for (int i = 0; i < 3; i++) t[i] = task_spawn(getter_main, &g[i], "getter");
         if (r % 2) cfa_yield();          /* getters block first, or come late */
         fulfil(&f, r);
         for (int i = 0; i < 3; i++) {

@@ -25,10 +25,10 @@ int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     fulfil(&f, 1);
     if (strcmp(mode, "fulfil_twice") == 0) {
-        task_join(task_start(fulfil_again, NULL, "second fulfiller"));
+        task_join(task_spawn(fulfil_again, NULL, "second fulfiller"));
     } else if (strcmp(mode, "reset_waited") == 0) {
         reset(&f);
-        struct task *t = task_start(getter, NULL, "getter");
+        struct task *t = task_spawn(getter, NULL, "getter");
         YIELD_UNTIL(atomic_load(&t->thread.state) == CFA_THREAD_BLOCKED);
         reset(&f);
     } else if (strcmp(mode, "control") == 0) {

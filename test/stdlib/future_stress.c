@@ -49,11 +49,11 @@ int main(int argc, char **argv) {
             struct task     *tg[GETTERS], *tf[FULFILLERS];
             for (int i = 0; i < GETTERS; i++) {
                 g[i] = (struct getter){ i, 0 };
-                tg[i] = task_start(getter_main, &g[i], "getter");
+                tg[i] = task_spawn(getter_main, &g[i], "getter");
             }
             for (int i = 0; i < FULFILLERS; i++) {
                 f[i].id = i;
-                tf[i] = task_start(fulfiller_main, &f[i], "fulfiller");
+                tf[i] = task_spawn(fulfiller_main, &f[i], "fulfiller");
             }
             for (int i = 0; i < FULFILLERS; i++) task_join(tf[i]);
             for (int i = 0; i < GETTERS; i++) {

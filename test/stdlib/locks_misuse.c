@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "mutex_unlock_other") == 0) {
         cfa_thread_set_name(cfa_active_thread(), "holder");
         lock(&m);
-        task_join(task_start(unlock_m, NULL, "intruder"));
+        task_join(task_spawn(unlock_m, NULL, "intruder"));
     } else if (strcmp(mode, "mutex_relock") == 0) {
         lock(&m);
         lock(&m);
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "owner_unlock_other") == 0) {
         cfa_thread_set_name(cfa_active_thread(), "holder");
         lock(&o);
-        task_join(task_start(unlock_o, NULL, "intruder"));
+        task_join(task_spawn(unlock_o, NULL, "intruder"));
     } else if (strcmp(mode, "cv_mutex") == 0) {
         wait(&cv, &m);
     } else if (strcmp(mode, "cv_owner") == 0) {
@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
         int got[2] = { -1, -1 };
         lock(&m);
         lock(&o);
-        task_join(task_start(try_both, got, "trier"));
+        task_join(task_spawn(try_both, got, "trier"));
         printf("try_lock of held locks: %d %d\n", got[0], got[1]);
         return 0;
     }

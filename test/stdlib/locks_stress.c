@@ -138,7 +138,7 @@ static void barrier_worker(void *unused) {
 
 static void run(void (*fn)(void *), int n, bool ids) {
     struct task *t[THREADS];
-    for (int i = 0; i < n; i++) t[i] = task_start(fn, ids ? (void *)(intptr_t)i : NULL, "worker");
+    for (int i = 0; i < n; i++) t[i] = task_spawn(fn, ids ? (void *)(intptr_t)i : NULL, "worker");
     for (int i = 0; i < n; i++) task_join(t[i]);
 }
 
@@ -164,8 +164,8 @@ int main(int argc, char **argv) {
             taken = calloc(values, 1);
             struct task *t[THREADS];
             for (int i = 0; i < THREADS / 2; i++) {
-                t[i] = task_start(consumer, NULL, "consumer");
-                t[THREADS / 2 + i] = task_start(producer, (void *)(intptr_t)i, "producer");
+                t[i] = task_spawn(consumer, NULL, "consumer");
+                t[THREADS / 2 + i] = task_spawn(producer, (void *)(intptr_t)i, "producer");
             }
             for (int i = 0; i < THREADS; i++) task_join(t[i]);
             for (long v = 0; v < values; v++) CHECK(taken[v] == 1, "value %ld taken %d times", v, taken[v]);

@@ -42,7 +42,7 @@ int main(void) {
     printf("try_lock, holds ok\n");
 
     lock(&m);
-    struct task *t = task_start(locker, NULL, "locker");
+    struct task *t = task_spawn(locker, NULL, "locker");
     YIELD_UNTIL(atomic_load(&t->thread.state) == CFA_THREAD_BLOCKED);
     CHECK_EQ(atomic_load(&got_it), 0);
     unlock(&m);
@@ -53,7 +53,7 @@ int main(void) {
     printf("blocked locker ok\n");
 
     struct task *ts[4];
-    for (int i = 0; i < 4; i++) ts[i] = task_start(yielder, NULL, "yielder");
+    for (int i = 0; i < 4; i++) ts[i] = task_spawn(yielder, NULL, "yielder");
     for (int i = 0; i < 4; i++) task_join(ts[i]);
     CHECK_EQ(counter, 4000);
     printf("4 threads yielding inside: exclusion ok\n");

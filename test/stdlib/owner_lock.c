@@ -35,14 +35,14 @@ int main(void) {
     lock(&l);
     CHECK(try_lock(&l), "try_lock by the holder nests");
     CHECK_EQ(cfa_owner_lock_depth(&l), 3);
-    task_join(task_start(try_other, NULL, "other"));
+    task_join(task_spawn(try_other, NULL, "other"));
     CHECK_EQ(atomic_load(&other_got), 2);
     unlock(&l);
     unlock(&l);
     CHECK(holds(&l), "still held at depth 1");
     unlock(&l);
     CHECK(!holds(&l) && cfa_owner_lock_depth(&l) == 0, "free");
-    task_join(task_start(try_other, NULL, "other"));
+    task_join(task_spawn(try_other, NULL, "other"));
     CHECK_EQ(atomic_load(&other_got), 1);
     CHECK(!holds(&l) && try_lock(&l), "free after the other thread's unlock");
     unlock(&l);
@@ -51,7 +51,7 @@ int main(void) {
     lock(&l);
     struct task *t[5];
     for (int i = 0; i < 5; i++) {
-        t[i] = task_start(queued, (void *)(intptr_t)i, "queued");
+        t[i] = task_spawn(queued, (void *)(intptr_t)i, "queued");
         YIELD_UNTIL(atomic_load(&t[i]->thread.state) == CFA_THREAD_BLOCKED);
     }
     unlock(&l);

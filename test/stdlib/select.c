@@ -53,13 +53,13 @@ static void blocking(void) {
     init(&dch, 0);
     int v[3] = { 0, 0, 0 };
     double d = 0;
-    struct task *t = task_start(send_to_2, NULL, "sender");
+    struct task *t = task_spawn(send_to_2, NULL, "sender");
     CHECK_EQ(waituntil(on_recv(&ch[0], &v[0]), on_recv(&ch[1], &v[1]), on_recv(&ch[2], &v[2]),
                        on_recv(&dch, &d)), 2);
     CHECK_EQ(v[2], 42);
     task_join(t);
     for (int i = 0; i < 3; i++) CHECK(no_waiters(&ch[i]), "a waiter left in channel %d", i);
-    t = task_start(send_double, NULL, "sender");
+    t = task_spawn(send_double, NULL, "sender");
     CHECK_EQ(waituntil(on_recv(&ch[0], &v[0]), on_recv(&dch, &d)), 1);
     CHECK(d == 2.5, "d = %g", d);
     task_join(t);
@@ -77,7 +77,7 @@ static void send_clauses(void) {
     init(&full, 1);
     send(&full, 0);
     init(&sc, 0);
-    struct task *t = task_start(recv_one, NULL, "receiver");
+    struct task *t = task_spawn(recv_one, NULL, "receiver");
     YIELD_UNTIL(blocked(t));
     int a = 5, b = 6;
     CHECK_EQ(waituntil(on_send(&full, &a), on_send(&sc, &b)), 1); /* full cannot take it */
@@ -104,13 +104,13 @@ static void futures(void) {
     init(&c, 0);
     long v = 0;
     int  x;
-    struct task *t = task_start(answer, NULL, "answerer");
+    struct task *t = task_spawn(answer, NULL, "answerer");
     CHECK_EQ(waituntil(on_recv(&c, &x), on_get(&ans, &v)), 1);
     CHECK_EQ(v, 4242);
     task_join(t);
     CHECK_EQ(waituntil(on_ready(&ans)), 0);                  /* fulfilled: at once */
     reset(&ans);
-    t = task_start(answer, NULL, "answerer");
+    t = task_spawn(answer, NULL, "answerer");
     CHECK_EQ(waituntil(on_ready(&ans), on_recv(&c, &x)), 0);
     CHECK_EQ(get(&ans), 4242);
     task_join(t);
@@ -131,7 +131,7 @@ static void waituntil_meets_waituntil(void) {
     init(&spare, 0);
     for (int round = 0; round < 2; round++) {
         int v = 0, w = 0;
-        struct task *t = task_start(meet_sender, NULL, "select sender");
+        struct task *t = task_spawn(meet_sender, NULL, "select sender");
         if (round == 0) YIELD_UNTIL(blocked(t));            /* the sender is queued first */
         CHECK_EQ(waituntil(on_recv(&other, &w), on_recv(&meet, &v)), 1);
         CHECK_EQ(v, 77);
@@ -158,7 +158,7 @@ static void timeouts(void) {
     CHECK_EQ(waituntil_for(ms(-5), on_recv(&c, &x)), WAITUNTIL_TIMEOUT);  /* a poll */
     CHECK(now_seconds() - t0 < 0.5, "a poll blocked");
     /* a value that arrives before the timeout wins (even the longest timeout) */
-    struct task *t = task_start(send_to_2, NULL, "sender");
+    struct task *t = task_spawn(send_to_2, NULL, "sender");
     init(&ch[2], 0);
     CHECK_EQ(waituntil_for(ns(INT64_MAX), on_recv(&c, &x), on_recv(&ch[2], &x)), 1);
     CHECK_EQ(x, 42);
@@ -181,7 +181,7 @@ static void closed(void) {
     init(&b_c, 0);
     int x = 0, y = 0, fired[2] = { 0, 0 }, r;
     send(&a_c, 1);
-    struct task *t = task_start(close_a_then_send_b, NULL, "closer");
+    struct task *t = task_spawn(close_a_then_send_b, NULL, "closer");
     while ((r = waituntil(on_recv(&a_c, &x), on_recv(&b_c, &y))) >= 0) fired[r]++;
     CHECK_EQ(r, WAITUNTIL_CLOSED);
     CHECK_EQ(fired[0], 1);     /* the buffered value drains first... */

@@ -107,8 +107,8 @@ int main(int argc, char **argv) {
         init(&a, 0);
         init(&b, 8);
         struct task *tp[PRODUCERS], *tc[CONSUMERS];
-        for (int i = 0; i < CONSUMERS; i++) tc[i] = task_start(consumer, NULL, "consumer");
-        for (int i = 0; i < PRODUCERS; i++) tp[i] = task_start(producer, (void *)(intptr_t)i, "producer");
+        for (int i = 0; i < CONSUMERS; i++) tc[i] = task_spawn(consumer, NULL, "consumer");
+        for (int i = 0; i < PRODUCERS; i++) tp[i] = task_spawn(producer, (void *)(intptr_t)i, "producer");
         for (int i = 0; i < PRODUCERS; i++) task_join(tp[i]);
         close(&a);
         close(&b);
@@ -125,13 +125,13 @@ int main(int argc, char **argv) {
             atomic_store(&got_value, 0);
             atomic_store(&saw_close, 0);
             struct task *g[3], *f, *c;
-            for (int i = 0; i < 3; i++) g[i] = task_start(racer_getter, NULL, "getter");
+            for (int i = 0; i < 3; i++) g[i] = task_spawn(racer_getter, NULL, "getter");
             if (round % 2) {
-                f = task_start(racer_fulfil, NULL, "fulfiller");
-                c = task_start(racer_close, NULL, "closer");
+                f = task_spawn(racer_fulfil, NULL, "fulfiller");
+                c = task_spawn(racer_close, NULL, "closer");
             } else {
-                c = task_start(racer_close, NULL, "closer");
-                f = task_start(racer_fulfil, NULL, "fulfiller");
+                c = task_spawn(racer_close, NULL, "closer");
+                f = task_spawn(racer_fulfil, NULL, "fulfiller");
             }
             for (int i = 0; i < 3; i++) task_join(g[i]);
             task_join(f);

@@ -31,7 +31,7 @@ int main(void) {
 
     struct task *t[5];
     for (int i = 0; i < 5; i++) {
-        t[i] = task_start(taker, (void *)(intptr_t)i, "taker");
+        t[i] = task_spawn(taker, (void *)(intptr_t)i, "taker");
         YIELD_UNTIL(atomic_load(&t[i]->thread.state) == CFA_THREAD_BLOCKED);
     }
     for (int i = 0; i < 5; i++) {

@@ -9,6 +9,7 @@
 #define CFA_IOTEST_H
 
 #include "check.h"
+#include "task.h"
 #include <cfa/io.h>
 #include <errno.h>
 #include <liburing.h>
@@ -27,23 +28,6 @@ static inline void check_engine(int argc, char **argv) {
     if (err == 0) io_uring_queue_exit(&ring);
     const char *expect = err == 0 ? "io_uring" : "fallback";
     CHECK(strcmp(got, expect) == 0, "engine %s, expected %s", got, expect);
-}
-
-/* Runs fn(arg) in a new user thread; join with cfa_thread_join. */
-struct task {
-    void            (*fn)(void *);
-    void             *arg;
-    struct cfa_thread thread;
-};
-static void task_main(void *object) {
-    struct task *t = object;
-    t->fn(t->arg);
-}
-static inline void task_start(struct task *t, void (*fn)(void *), void *arg, const char *name) {
-    memset(t, 0, sizeof *t);
-    t->fn = fn;
-    t->arg = arg;
-    cfa_thread_start(&t->thread, task_main, t, name, 0);
 }
 
 /* Writes all n bytes with cfa_write (short writes are legal on pipes). */

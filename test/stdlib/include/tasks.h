@@ -1,33 +1,22 @@
 /* Helpers of the stdlib suite's C programs: user threads that run a
  * function on an argument (the C spelling of a cfa-lite `thread`), on top
  * of the runtime suite's check.h (CHECK, repeat_count, procs_start).
- * A task is started by task_start and joined and freed by task_join.
+ * A task is started by task_spawn and joined and freed by task_join.
  */
 #ifndef CFA_STD_TEST_TASKS_H
 #define CFA_STD_TEST_TASKS_H
 
 #include "check.h"
+#include "task.h"
 
 #include <stdbool.h>
 
-struct task {
-    void            (*fn)(void *);
-    void             *arg;
-    struct cfa_thread thread;
-};
-
-static void task_main(void *object) {
-    struct task *t = object;
-    t->fn(t->arg);
-}
-
-static inline struct task *task_start(void (*fn)(void *), void *arg, const char *name) {
+/* A heap-allocated task named `name` (the C-API suites' task.h), freed by
+ * task_join. */
+static inline struct task *task_spawn(void (*fn)(void *), void *arg, const char *name) {
     struct task *t = calloc(1, sizeof *t);
     CHECK(t != NULL, "out of memory");
-    t->fn = fn;
-    t->arg = arg;
-    cfa_thread_set_name(&t->thread, name);
-    cfa_thread_start(&t->thread, task_main, t, "task", 0);
+    task_start_named(t, fn, arg, "task", name);
     return t;
 }
 
