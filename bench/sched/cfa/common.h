@@ -15,20 +15,20 @@
 #include <time.h>
 #include <unistd.h>
 
-static double bench_now(void) {
+static inline double bench_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static double bench_seconds(void) {
+static inline double bench_seconds(void) {
     const char *s = getenv("BENCH_SECONDS");
     double d = s ? atof(s) : 1.0;
     return d > 0 ? d : 1.0;
 }
 
 /* argv[i] as a positive integer, or a usage error (exit 2). */
-static int bench_arg(int argc, char **argv, int i, const char *what) {
+static inline int bench_arg(int argc, char **argv, int i, const char *what) {
     int v = i < argc ? atoi(argv[i]) : 0;
     if (v < 1 || v > 100000) {
         fprintf(stderr, "usage: %s processors %s (both positive integers)\n", argv[0], what);
@@ -37,18 +37,18 @@ static int bench_arg(int argc, char **argv, int i, const char *what) {
     return v;
 }
 
-static uint64_t bench_rand(uint64_t *s) { /* xorshift64*; *s != 0 */
+static inline uint64_t bench_rand(uint64_t *s) { /* xorshift64*; *s != 0 */
     *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
     return *s * 2685821657736338717ull;
 }
 
-static void bench_result(double value) {
+static inline void bench_result(double value) {
     printf("RESULT %.6g\n", value);
     fflush(stdout);
     _exit(0);
 }
 
-static void bench_dnf(void) {
+static inline void bench_dnf(void) {
     printf("RESULT dnf\n");
     fflush(stdout);
     _exit(0);

@@ -1,0 +1,68 @@
+// Package common: what the Go versions of the thesis chapter 7 benchmarks
+// share, as bench/sched/cfa/common.h does for cfa-lite: the command line
+// (processors, load per processor, optional variant), GOMAXPROCS =
+// processors, the duration (env BENCH_SECONDS, default 1), a per-goroutine
+// PRNG, and the single last stdout line "RESULT <number>" or "RESULT dnf"
+// followed by an immediate exit (blocked goroutines are not drained).
+package common
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+)
+
+// Args parses "processors load [variant]" and sets GOMAXPROCS.
+func Args(variants ...string) (procs, load int, variant string) {
+	bad := len(os.Args) < 3
+	if !bad {
+		var e1, e2 error
+		procs, e1 = strconv.Atoi(os.Args[1])
+		load, e2 = strconv.Atoi(os.Args[2])
+		bad = e1 != nil || e2 != nil || procs < 1 || load < 1
+	}
+	if len(variants) > 0 {
+		bad = bad || len(os.Args) < 4
+		if !bad {
+			variant, bad = os.Args[3], true
+			for _, v := range variants {
+				bad = bad && v != variant
+			}
+		}
+	}
+	if bad {
+		fmt.Fprintln(os.Stderr, "usage:", os.Args[0], "processors load-per-processor", variants)
+		os.Exit(2)
+	}
+	runtime.GOMAXPROCS(procs)
+	return
+}
+
+// Duration is BENCH_SECONDS (default 1 s).
+func Duration() time.Duration {
+	s, err := strconv.ParseFloat(os.Getenv("BENCH_SECONDS"), 64)
+	if err != nil || s <= 0 {
+		s = 1
+	}
+	return time.Duration(s * 1e9)
+}
+
+// Rand is xorshift64*; the state must not be 0.
+func Rand(s *uint64) uint64 {
+	*s ^= *s >> 12
+	*s ^= *s << 25
+	*s ^= *s >> 27
+	return *s * 2685821657736338717
+}
+
+func Result(v float64) {
+	fmt.Printf("RESULT %.6g\n", v)
+	os.Exit(0)
+}
+
+func Dnf() {
+	fmt.Println("RESULT dnf")
+	os.Exit(0)
+}

@@ -1,0 +1,3 @@
+module schedbench
+
+go 1.21
