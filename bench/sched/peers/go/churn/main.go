@@ -6,16 +6,8 @@
 package main
 
 import (
-	"sync/atomic"
-	"time"
-
 	"schedbench/common"
 )
-
-type churner struct {
-	count atomic.Int64
-	_     [64]byte
-}
 
 func main() {
 	procs, load, _ := common.Args()
@@ -25,25 +17,18 @@ func main() {
 	for i := range spots {
 		spots[i] = make(chan struct{}, n)
 	}
-	cs := make([]churner, n)
+	counts := make([]common.Counter, n)
 	start := make(chan struct{})
-	for i := range cs {
-		go func(c *churner, rng uint64) {
+	for i := range counts {
+		go func(c *common.Counter, rng uint64) {
 			<-start
 			for {
 				s := spots[common.Rand(&rng)%uint64(nspots)]
 				s <- struct{}{}
 				<-s
-				c.count.Add(1)
+				c.Add(1)
 			}
-		}(&cs[i], uint64(i+1))
+		}(&counts[i], uint64(i+1))
 	}
-	t0 := time.Now()
-	close(start)
-	time.Sleep(common.Duration())
-	var ops int64
-	for i := range cs {
-		ops += cs[i].count.Load()
-	}
-	common.Result(float64(ops) / time.Since(t0).Seconds() / 1e6)
+	common.Measure(start, counts)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -65,4 +66,23 @@ func Result(v float64) {
 func Dnf() {
 	fmt.Println("RESULT dnf")
 	os.Exit(0)
+}
+
+// Counter is one goroutine's count, alone on its cache line.
+type Counter struct {
+	atomic.Int64
+	_ [56]byte
+}
+
+// Measure opens the start gate, sleeps for the duration and prints the
+// sum of the counts per second, in millions.
+func Measure(start chan struct{}, counts []Counter) {
+	t0 := time.Now()
+	close(start)
+	time.Sleep(Duration())
+	var ops int64
+	for i := range counts {
+		ops += counts[i].Load()
+	}
+	Result(float64(ops) / time.Since(t0).Seconds() / 1e6)
 }

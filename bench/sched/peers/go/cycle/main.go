@@ -5,9 +5,6 @@
 package main
 
 import (
-	"sync/atomic"
-	"time"
-
 	"schedbench/common"
 )
 
@@ -16,35 +13,27 @@ const ring = 5
 type cycler struct {
 	permit chan struct{}
 	next   *cycler
-	count  atomic.Int64
-	_      [64]byte
 }
 
 func main() {
 	procs, load, _ := common.Args()
 	n := load * procs * ring
 	cs := make([]cycler, n)
+	counts := make([]common.Counter, n)
 	for i := range cs {
 		cs[i].permit = make(chan struct{}, 1)
 		cs[i].next = &cs[i/ring*ring+(i+1)%ring]
 	}
 	start := make(chan struct{})
 	for i := range cs {
-		go func(c *cycler) {
+		go func(c *cycler, count *common.Counter) {
 			<-start
 			for {
 				c.next.permit <- struct{}{}
 				<-c.permit
-				c.count.Add(1)
+				count.Add(1)
 			}
-		}(&cs[i])
+		}(&cs[i], &counts[i])
 	}
-	t0 := time.Now()
-	close(start)
-	time.Sleep(common.Duration())
-	var ops int64
-	for i := range cs {
-		ops += cs[i].count.Load()
-	}
-	common.Result(float64(ops) / time.Since(t0).Seconds() / 1e6)
+	common.Measure(start, counts)
 }

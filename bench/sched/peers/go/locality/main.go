@@ -7,18 +7,10 @@
 package main
 
 import (
-	"sync/atomic"
-	"time"
-
 	"schedbench/common"
 )
 
 const wsize, wcnt = 1024, 64
-
-type local struct {
-	count atomic.Int64
-	_     [64]byte
-}
 
 func main() {
 	procs, load, variant := common.Args("share", "noshare")
@@ -29,10 +21,10 @@ func main() {
 	for i := range spots {
 		spots[i] = make(chan *[wsize]uint64, n) // never full: n arrays in all
 	}
-	ls := make([]local, n)
+	counts := make([]common.Counter, n)
 	start := make(chan struct{})
-	for i := range ls {
-		go func(l *local, rng uint64) {
+	for i := range counts {
+		go func(c *common.Counter, rng uint64) {
 			array := new([wsize]uint64)
 			<-start
 			for {
@@ -45,16 +37,9 @@ func main() {
 				if share {
 					array = got
 				}
-				l.count.Add(1)
+				c.Add(1)
 			}
-		}(&ls[i], uint64(i+1))
+		}(&counts[i], uint64(i+1))
 	}
-	t0 := time.Now()
-	close(start)
-	time.Sleep(common.Duration())
-	var ops int64
-	for i := range ls {
-		ops += ls[i].count.Load()
-	}
-	common.Result(float64(ops) / time.Since(t0).Seconds() / 1e6)
+	common.Measure(start, counts)
 }

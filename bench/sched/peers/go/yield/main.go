@@ -5,36 +5,22 @@ package main
 
 import (
 	"runtime"
-	"sync/atomic"
-	"time"
 
 	"schedbench/common"
 )
 
-type yielder struct {
-	count atomic.Int64
-	_     [64]byte
-}
-
 func main() {
 	procs, load, _ := common.Args()
-	ys := make([]yielder, load*procs)
+	counts := make([]common.Counter, load*procs)
 	start := make(chan struct{})
-	for i := range ys {
-		go func(y *yielder) {
+	for i := range counts {
+		go func(c *common.Counter) {
 			<-start
 			for {
 				runtime.Gosched()
-				y.count.Add(1)
+				c.Add(1)
 			}
-		}(&ys[i])
+		}(&counts[i])
 	}
-	t0 := time.Now()
-	close(start)
-	time.Sleep(common.Duration())
-	var ops int64
-	for i := range ys {
-		ops += ys[i].count.Load()
-	}
-	common.Result(float64(ops) / time.Since(t0).Seconds() / 1e6)
+	common.Measure(start, counts)
 }
