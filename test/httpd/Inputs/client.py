@@ -3,7 +3,7 @@
 # an ephemeral port over a generated root, runs one scenario, stops it with
 # SIGTERM and checks the exit report: the sockets/files open and the live
 # connections must be back to the baseline. Prints one line per check;
-# any failure raises (non-zero exit).
+# any failure raises (non-zero exit). argv: SERVER SCENARIO [REPEATS].
 import os, random, signal, socket, subprocess, sys, tempfile, threading, time
 
 def start(server, root, *extra):
@@ -119,6 +119,10 @@ def concurrent(port, root, n=1000):
 
 def main():
     server, scenario = sys.argv[1], sys.argv[2]
+    for _ in range(int(sys.argv[3]) if len(sys.argv) > 3 else 1):
+        run(server, scenario)
+
+def run(server, scenario):
     root = tempfile.mkdtemp(prefix="httpd-test-")
     os.mkdir(os.path.join(root, "sub"))
     open(os.path.join(root, "small.txt"), "wb").write(b"small file\n")

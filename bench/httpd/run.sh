@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench/httpd/run.sh: examples/httpd against nginx (issue #9). Static files
+# sized by thesis Table 8.1, Zipf-distributed requests (wrk + Lua), both
+# servers on PROCS processors (nginx: worker_processes), wrk at several
+# connection counts, servers alternated, RUNS runs each. Writes results.md
+# (median requests/s and p99 latency, ratios) and results.png to OUT.
+#   BUILD=build-httpd PROCS=2 RUNS=3 DURATION=3 CONNS="10 100 500" bench/httpd/run.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$src/build-httpd}; PROCS=${PROCS:-2}; RUNS=${RUNS:-3}
+DURATION=${DURATION:-3}; CONNS=${CONNS:-"10 100 500"}; OUT=${OUT:-$BUILD/bench-httpd}
+need=()
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v wrk >/dev/null || need+=(wrk)
+python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}" >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+mkdir -p "$OUT"; tmp=$(mktemp -d); trap 'kill $pids 2>/dev/null || true; rm -rf "$tmp"' EXIT; pids=
+python3 "$here/fileset.py" "$tmp/root" 1000
+"$BUILD/compiler/cfacc" -O2 "$src/examples/httpd/server.cfa" "$src/examples/httpd/http.c" -o "$tmp/httpd"
+maxc=$(echo $CONNS | tr ' ' '\n' | sort -n | tail -1)
+
+# nginx: its own prefix, config and temp paths under $tmp.
+mkdir -p "$tmp/ngx/logs"
+cat > "$tmp/ngx/nginx.conf" <<NGX
+worker_processes $PROCS; daemon off; pid $tmp/ngx/nginx.pid; error_log $tmp/ngx/logs/error.log;
+events { worker_connections 4096; }
+http { access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; keepalive_requests 1000000;
+  client_body_temp_path $tmp/ngx/b; proxy_temp_path $tmp/ngx/p; fastcgi_temp_path $tmp/ngx/f;
+  uwsgi_temp_path $tmp/ngx/u; scgi_temp_path $tmp/ngx/s;
+  server { listen 127.0.0.1:18089; root $tmp/root; } }
+NGX
+
+start_server() {   # $1: nginx|cfa; sets port and pids
+  if [ "$1" = nginx ]; then
+    "$NGINX" -p "$tmp/ngx" -c "$tmp/ngx/nginx.conf" & pids=$!; port=18089
+    for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:$port/f0 && break; sleep 0.1; done
+  else
+    "$tmp/httpd" --port 0 --root "$tmp/root" --processors "$PROCS" --threads $((maxc + 16)) > "$tmp/cfa.out" & pids=$!
+    for _ in $(seq 50); do grep -q listening "$tmp/cfa.out" 2>/dev/null && break; sleep 0.1; done
+    port=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$tmp/cfa.out")
+  fi
+}
+stop_server() { kill -TERM $pids; wait $pids 2>/dev/null || true; pids=; }
+
+echo "server conns run rps p99_ms" > "$OUT/raw.txt"
+for c in $CONNS; do
+  for r in $(seq "$RUNS"); do
+    for s in nginx cfa; do
+      start_server $s
+      wrk -t2 -c"$c" -d1s -s "$tmp/zipf.lua" http://127.0.0.1:$port/ >/dev/null   # warm the caches
+      res=$(wrk -t2 -c"$c" -d"${DURATION}s" --latency -s "$tmp/zipf.lua" http://127.0.0.1:$port/)
+      stop_server
+      rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$res")
+      p99=$(awk '$1 == "99%" { v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; print v }' <<<"$res")
+      echo "$s $c $r $rps $p99" | tee -a "$OUT/raw.txt"
+    done
+  done
+done
+python3 "$here/report.py" "$OUT/raw.txt" "$OUT" "$(uptime)"
