@@ -25,5 +25,5 @@ with open(os.path.join(os.path.dirname(os.path.abspath(d)), "zipf.lua"), "w") as
     f.write("for r = 1, n do t = t + 1 / r end\n")
     f.write("for r = 1, n do c = c + 1 / r / t; cdf[r] = c end\n")
     f.write("request = function()\n  local u, lo, hi = math.random(), 1, n\n"
-            "  while lo < hi do local m = (lo + hi) // 2; if cdf[m] < u then lo = m + 1 else hi = m end end\n"
+            "  while lo < hi do local m = math.floor((lo + hi) / 2); if cdf[m] < u then lo = m + 1 else hi = m end end\n"
             "  return wrk.format('GET', '/f' .. (lo - 1))\nend\n")
