@@ -12,7 +12,11 @@ DURATION=${DURATION:-3}; CONNS=${CONNS:-"10 100 500"}; OUT=${OUT:-$BUILD/bench-h
 need=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v wrk >/dev/null || need+=(wrk)
-python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
+# The plot needs matplotlib: python3 on PATH may be another install (pyenv)
+# than the one apt serves, so fall back to /usr/bin/python3.
+PY=python3
+python3 -c 'import matplotlib' 2>/dev/null || { PY=/usr/bin/python3
+  $PY -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib); }
 if [ ${#need[@]} -gt 0 ]; then
   sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}" >/dev/null
@@ -60,4 +64,4 @@ for c in $CONNS; do
     done
   done
 done
-python3 "$here/report.py" "$OUT/raw.txt" "$OUT" "$(uptime)"
+$PY "$here/report.py" "$OUT/raw.txt" "$OUT" "$(uptime)"
