@@ -39,10 +39,7 @@ void io_start(io_future *f)
         }
         p = this_processor();
         if (!p->io->uring) { /* moved to a processor without a ring */
-            if (f->req.opcode == IO_SENDFILE)
-                sendfile_abandon(f);
-            else
-                fallback_start(f);
+            fallback_start(f);
             return;
         }
     }

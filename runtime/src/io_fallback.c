@@ -2,14 +2,16 @@
  * fallback). Two mechanisms, chosen per request:
  *
  *  - readiness, for read/write/readv/writev on pipes, sockets and other
- *    pollable files, and send/recv/sendmsg/recvmsg: try the call without
+ *    pollable files, send/recv/sendmsg/recvmsg, and sendfile from a
+ *    regular file (io_sendfile.c): try the call without
  *    blocking (io_syscall_nowait); if it would block, park the request on
  *    the descriptor's wait list and let the poller thread (one epoll
  *    instance, edge-triggered) try again when the descriptor becomes
  *    ready. The poller runs the retry itself and completes the future.
  *  - the pool (io_pool.c), kernel threads that make the blocking call, for
  *    everything epoll cannot wait for: regular files and block devices,
- *    open, fsync, splice, sendfile, and accept/connect (which have no
+ *    open, fsync, splice, sendfile from a pipe or socket (which could say
+ *    EAGAIN while the output is ready), and accept/connect (which have no
  *    per-call non-blocking flag; on an O_NONBLOCK socket the pool thread
  *    waits for readiness itself, io_pool.c).
  * close is made directly: it does not wait for I/O.
@@ -248,6 +250,14 @@ void fallback_start(io_future *f)
             return;
         }
         attempt(f, false);
+        return;
+    }
+    case IO_SENDFILE: {
+        struct stat st;
+        if (fstat(r->fd2, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)))
+            attempt(f, false);
+        else
+            pool_submit(f);
         return;
     }
     case IO_SEND:

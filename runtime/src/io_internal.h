@@ -3,7 +3,7 @@
  *   io_calls.c      the public cfa_* and async_* calls: describe, start
  *   io_future.c     futures: completion, wait, poll
  *   io_uring.c      the per-processor ring: submit, backlog, reap, drain
- *   io_sendfile.c   sendfile as a chain of two splices through a pipe
+ *   io_sendfile.c   sendfile without blocking, then a wait for room to write
  *   io_fallback.c   without io_uring: readiness (epoll) for sockets/pipes
  *   io_pool.c       without io_uring: kernel threads for blocking calls
  *   io_syscall.c    a request as the plain system call (or its nowait try)
@@ -53,11 +53,12 @@ unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
 bool     io_ring_stalled(struct io_context *io); /* requests the kernel refused */
 void     io_ring_arm(struct io_context *io, int64_t deadline);
 
-/* io_sendfile.c (io_uring engine only) */
+/* io_sendfile.c */
+int64_t sendfile_nowait(const struct cfa_io_request *r); /* -EAGAIN: the output is full */
 bool sendfile_begin(io_future *f, int64_t *res);  /* false: done at once, *res set */
-void sendfile_prep(struct io_uring_sqe *sqe, const struct cfa_io_request *r);
-bool sendfile_step(io_future *f, int res, int64_t *final); /* true: next step set up */
-void sendfile_abandon(io_future *f);              /* its ring went away mid-chain */
+void sendfile_prep(struct io_uring_sqe *sqe, const struct cfa_io_request *r); /* the POLLOUT wait */
+enum sendfile_next { SENDFILE_DONE, SENDFILE_POLL, SENDFILE_POOL };
+enum sendfile_next sendfile_step(io_future *f, int res, int64_t *final); /* after the wait */
 
 /* io_fallback.c */
 void fallback_start(io_future *f);

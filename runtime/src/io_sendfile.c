@@ -1,163 +1,85 @@
-/* io_sendfile.c: sendfile(2) on io_uring, which has no sendfile.
+/* io_sendfile.c: sendfile(2) for user threads, on both engines.
  *
- * The thesis (section 7.5) notes io_uring lacks sendfile and that splice
- * is strictly more powerful; its web server fell back to blocking
- * sendfile with O_NONBLOCK toggled around each call, spinning on EAGAIN.
- * Here sendfile is a chain of splices through a pipe, every one an io_uring
- * request, so the thread blocks and the processor does not:
+ * io_uring has no sendfile, and its splice always runs on an io-wq worker
+ * thread (the kernel forces it async, thesis 8.2): a splice chain costs two
+ * kernel-thread hand-offs per chunk, which measured 46% of the web
+ * server's CPU time. So sendfile is the real system call, made without
+ * blocking, and only the wait for room in the output is asynchronous:
  *
- *   FILL   splice(in_fd at the offset -> pipe), at most PIPE_CHUNK bytes
- *   DRAIN  splice(pipe -> out_fd) until the pipe is empty
+ *   try     sendfile with O_NONBLOCK set on the output for the call (the
+ *           thesis's web server did the same, section 8.2); if it sent
+ *           anything or failed, that is the result, as sendfile(2);
+ *   wait    on EAGAIN (the socket or pipe is full): a poll for POLLOUT on
+ *           the ring (io_uring) or the descriptor's wait list (fallback),
+ *           which blocks only the thread; then try again.
  *
- * repeated until `count` bytes are sent, the input ends, or an error.
- * The request keeps the chain's state: `off` the input offset (-1: the
- * file position), `off2` bytes sent, `in_pipe` bytes in the pipe.
+ * The offset follows sendfile(2): with a pointer, the kernel advances
+ * *offset and the file position stays; without, the position advances.
  *
- * Result and offsets as sendfile(2): the bytes written; *offset (when
- * given) set past the last byte sent and the file position untouched,
- * otherwise the file position advanced. If writing fails after a read
- * into the pipe, the unsent bytes are given back to the input (offset or
- * file position) and the pipe, which still holds them, is closed rather
- * than reused. An error after some bytes were sent returns that count.
- *
- * Pipes are cached (a short stack under a spinlock): a pipe is reused
- * only when empty.
+ * Costs and limits, chosen knowingly:
+ *  - Setting and restoring O_NONBLOCK is two fcntl calls around the
+ *    sendfile when the output is blocking. A plain blocking read(2) or
+ *    write(2) that another kernel thread makes on the same descriptor at
+ *    that moment may see EAGAIN. The runtime's own calls never do: they
+ *    wait on O_NONBLOCK descriptors (docs/io.md).
+ *  - Reading the input is the system call's own: a page missing from the
+ *    page cache is read from disk while the processor waits, a bounded
+ *    wait (Linux has no non-blocking file read for sendfile).
+ *  - An input that can itself say EAGAIN (a non-blocking pipe or socket)
+ *    would make the POLLOUT wait spin: after a poll that found room, a
+ *    second EAGAIN sends the call to the blocking pool instead.
  */
 #include "kernel.h"
 #include "io_internal.h"
-#include "spinlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
+#include <poll.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 
-enum { SF_FILL = 0, SF_DRAIN = 1 };
-enum { PIPE_CHUNK = 64 * 1024, PIPE_CACHE = 32 }; /* a pipe holds 64 KiB by default */
-
-static _Atomic int cache_lock;
-static int cache[PIPE_CACHE][2];
-static int cached;
-
-static bool pipe_get(int fds[2])
+int64_t sendfile_nowait(const struct cfa_io_request *r)
 {
-    spin_lock(&cache_lock);
-    if (cached) {
-        cached--;
-        fds[0] = cache[cached][0];
-        fds[1] = cache[cached][1];
-        spin_unlock(&cache_lock);
-        return true;
-    }
-    spin_unlock(&cache_lock);
-    return pipe2(fds, O_CLOEXEC) == 0;
-}
-
-static void pipe_put(int r, int w, bool empty)
-{
-    if (empty) {
-        spin_lock(&cache_lock);
-        if (cached < PIPE_CACHE) {
-            cache[cached][0] = r;
-            cache[cached][1] = w;
-            cached++;
-            spin_unlock(&cache_lock);
-            return;
-        }
-        spin_unlock(&cache_lock);
-    }
-    close(r);
-    close(w);
+    int flags = fcntl(r->fd, F_GETFL);
+    if (flags < 0)
+        return -errno;
+    bool toggle = !(flags & O_NONBLOCK);
+    if (toggle && fcntl(r->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return -errno;
+    ssize_t n = sendfile(r->fd, r->fd2, r->addr2, r->len);
+    int err = errno;
+    if (toggle)
+        fcntl(r->fd, F_SETFL, flags);
+    return n < 0 ? -(int64_t)err : n;
 }
 
 bool sendfile_begin(io_future *f, int64_t *res)
 {
-    struct cfa_io_request *r = &f->req;
-    if (r->len == 0) {
-        *res = 0;
-        return false;
-    }
-    int fds[2];
-    if (!pipe_get(fds)) {
-        *res = -errno;
-        return false;
-    }
-    r->pipe_in = fds[0];
-    r->pipe_out = fds[1];
-    r->step = SF_FILL;
-    r->off = r->addr2 ? *(off_t *)r->addr2 : -1;
-    r->off2 = 0;
-    r->in_pipe = 0;
-    return true;
+    *res = sendfile_nowait(&f->req);
+    return *res == -EAGAIN;
 }
 
 void sendfile_prep(struct io_uring_sqe *sqe, const struct cfa_io_request *r)
 {
-    if (r->step == SF_FILL) {
-        uint64_t left = r->len - (uint64_t)r->off2;
-        io_uring_prep_splice(sqe, r->fd2, r->off, r->pipe_out, -1, left < PIPE_CHUNK ? (unsigned)left : PIPE_CHUNK,
-                             SPLICE_F_MOVE);
-    } else {
-        io_uring_prep_splice(sqe, r->pipe_in, -1, r->fd, -1, r->in_pipe, SPLICE_F_MOVE);
-    }
+    io_uring_prep_poll_add(sqe, r->fd, POLLOUT);
 }
 
-/* Ends the chain; `res` is the failing step's result (or 0). */
-static int64_t finish(struct cfa_io_request *r, int64_t res)
+static bool input_may_say_eagain(int fd)
 {
-    bool empty = r->in_pipe == 0;
-    if (!empty) {
-        /* Read but not sent: give the bytes back to the input. */
-        if (r->off >= 0)
-            r->off -= r->in_pipe;
-        else
-            lseek(r->fd2, -(off_t)r->in_pipe, SEEK_CUR);
-        r->in_pipe = 0;
-    }
-    if (r->addr2)
-        *(off_t *)r->addr2 = r->off;
-    pipe_put(r->pipe_in, r->pipe_out, empty);
-    return r->off2 > 0 ? r->off2 : res;
+    struct stat st;
+    return fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
 }
 
-bool sendfile_step(io_future *f, int res, int64_t *final)
+enum sendfile_next sendfile_step(io_future *f, int res, int64_t *final)
 {
-    struct cfa_io_request *r = &f->req;
-    if (r->step == SF_FILL) {
-        if (res <= 0) { /* end of input, or an error */
-            *final = finish(r, res);
-            return false;
-        }
-        r->in_pipe = (uint32_t)res;
-        if (r->off >= 0)
-            r->off += res;
-        r->step = SF_DRAIN;
-        return true;
+    if (res < 0) { /* the poll failed (the descriptor was closed, ...) */
+        *final = res;
+        return SENDFILE_DONE;
     }
-    if (res <= 0) {
-        *final = finish(r, res);
-        return false;
-    }
-    r->in_pipe -= (uint32_t)res;
-    r->off2 += res;
-    if (r->in_pipe > 0)
-        return true; /* drain the rest */
-    if ((uint64_t)r->off2 < r->len) {
-        r->step = SF_FILL;
-        return true;
-    }
-    *final = finish(r, 0);
-    return false;
-}
-
-void sendfile_abandon(io_future *f)
-{
-    struct cfa_io_request *r = &f->req;
-    int64_t sent = finish(r, 0);
-    if (sent > 0) {
-        io_complete(f, sent);
-        return;
-    }
-    /* Nothing sent yet: the whole call again, as the plain system call. */
-    r->off = -1;
-    fallback_start(f);
+    *final = sendfile_nowait(&f->req);
+    if (*final != -EAGAIN)
+        return SENDFILE_DONE;
+    /* No room after all: another writer took it (wait again), or the
+     * input has nothing to give (the pool blocks on it instead). */
+    return input_may_say_eagain(f->req.fd2) ? SENDFILE_POOL : SENDFILE_POLL;
 }

@@ -4,7 +4,8 @@
  * not on a processor and the fallback pool's threads. io_syscall_nowait
  * tries without blocking, without touching the descriptor's flags (other
  * threads share them): RWF_NOWAIT for read/write, MSG_DONTWAIT for the
- * socket calls. Both return the result or -errno.
+ * socket calls; sendfile, which has no such flag, is the exception
+ * (io_sendfile.c). Both return the result or -errno.
  */
 #include "kernel.h"
 #include "io_internal.h"
@@ -55,6 +56,7 @@ int64_t io_syscall_nowait(const struct cfa_io_request *r)
     case IO_RECV:    return result(recv(r->fd, r->addr, r->len, (int)r->flags | MSG_DONTWAIT));
     case IO_SENDMSG: return result(sendmsg(r->fd, r->addr, (int)r->flags | MSG_DONTWAIT));
     case IO_RECVMSG: return result(recvmsg(r->fd, r->addr, (int)r->flags | MSG_DONTWAIT));
+    case IO_SENDFILE: return sendfile_nowait(r);
     }
     cfa_fatal("io: request opcode %d has no non-blocking form", r->opcode);
 }

@@ -10,8 +10,8 @@
  * Completion: the processor reaps CQEs in batches; user_data is the
  * request's future, or a tagged internal operation (wake-up timeouts and
  * their removals, the cancellation at fini). A future may need more than
- * one SQE (sendfile's splice pair): its completion sets the next step up
- * and it goes back on the backlog.
+ * one SQE (sendfile's wait for room, then another try): its completion
+ * sets the next step up and it goes back on the backlog.
  *
  * Ring full (no free SQE) or the kernel refusing more (EBUSY/EAGAIN):
  * the request goes on the backlog, in order, and the ring is flushed and
@@ -40,7 +40,7 @@
 static const unsigned char needed_ops[] = {
     IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READV, IORING_OP_WRITEV, IORING_OP_OPENAT,
     IORING_OP_CLOSE, IORING_OP_FSYNC, IORING_OP_ACCEPT, IORING_OP_CONNECT, IORING_OP_SEND,
-    IORING_OP_RECV, IORING_OP_SENDMSG, IORING_OP_RECVMSG, IORING_OP_SPLICE, IORING_OP_TIMEOUT,
+    IORING_OP_RECV, IORING_OP_SENDMSG, IORING_OP_RECVMSG, IORING_OP_SPLICE, IORING_OP_POLL_ADD, IORING_OP_TIMEOUT,
     IORING_OP_TIMEOUT_REMOVE, IORING_OP_ASYNC_CANCEL,
 };
 
@@ -229,9 +229,10 @@ static void handle(struct io_context *io, uint64_t ud, int res)
         }
         break;
     case IO_SENDFILE:
-        if (sendfile_step(f, res, &final)) {
-            backlog_push(io, f); /* next splice of the pair */
-            return;
+        switch (sendfile_step(f, res, &final)) {
+        case SENDFILE_DONE: break;
+        case SENDFILE_POLL: backlog_push(io, f); return; /* wait for room again */
+        case SENDFILE_POOL: fallback_start(f); return;
         }
         break;
     }
@@ -388,8 +389,7 @@ void io_ring_arm(struct io_context *io, int64_t deadline)
 
 /* Cancels whatever is in flight and reaps until nothing is. Requests the
  * cancellation caught (and ones never submitted) are started again on
- * the fallback engine, which serves them without this processor; a
- * splice chain in the middle of a sendfile ends where it is. */
+ * the fallback engine, which serves them without this processor. */
 void io_ring_fini(struct io_context *io)
 {
     io->leaving = true;
@@ -428,9 +428,6 @@ void io_ring_fini(struct io_context *io)
     while (leftovers) {
         io_future *f = leftovers;
         leftovers = f->next;
-        if (f->req.opcode == IO_SENDFILE)
-            sendfile_abandon(f);
-        else
-            fallback_start(f);
+        fallback_start(f);
     }
 }

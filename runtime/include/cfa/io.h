@@ -73,17 +73,13 @@ struct cfa_io_request {
     void    *addr3;    /* splice: off_out * */
     uint64_t len;      /* byte count, iovec count, connect's addrlen */
     int64_t  off;      /* file offset or -1; splice: *off_out or -1 */
-    int64_t  off2;     /* splice: *off_in or -1; sendfile: bytes sent so far */
+    int64_t  off2;     /* splice: *off_in or -1 */
     int32_t  fd;       /* the descriptor (splice, sendfile: the output; openat: dirfd) */
     int32_t  fd2;      /* splice, sendfile: the input */
     uint32_t flags;    /* open, msg, accept or splice flags */
     uint32_t mode;     /* openat's mode */
     uint8_t  opcode;   /* enum io_opcode (runtime/src/io_request.h) */
-    uint8_t  step;     /* sendfile: which half of the splice pair is running */
-    uint16_t spare;
-    int32_t  pipe_in;  /* sendfile: the pipe between the halves */
-    int32_t  pipe_out;
-    uint32_t in_pipe;  /* sendfile: bytes read into the pipe, not yet written */
+    uint8_t  spare[3];
 };
 
 typedef struct io_future {
