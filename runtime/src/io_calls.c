@@ -32,11 +32,8 @@ void io_start(io_future *f)
         return;
     }
     if (__builtin_expect(f->req.opcode >= IO_PREAD, 0)) {
-        int64_t res;
-        if (!io_ring_precheck(f, &res)) {
-            io_complete(f, res);
+        if (!io_ring_precheck(f))
             return;
-        }
         p = this_processor();
         if (!p->io->uring) { /* moved to a processor without a ring */
             fallback_start(f);

@@ -252,14 +252,12 @@ void fallback_start(io_future *f)
         attempt(f, false);
         return;
     }
-    case IO_SENDFILE: {
-        struct stat st;
-        if (fstat(r->fd2, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)))
+    case IO_SENDFILE:
+        if (sendfile_input_is_file(r->fd2))
             attempt(f, false);
         else
             pool_submit(f);
         return;
-    }
     case IO_SEND:
     case IO_RECV:
     case IO_SENDMSG:

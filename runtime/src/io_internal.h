@@ -47,7 +47,7 @@ int64_t io_syscall_nowait(const struct cfa_io_request *r);
 /* io_uring.c */
 bool     io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size);
 void     io_ring_fini(struct io_context *io);   /* cancels, drains, hands leftovers on */
-bool     io_ring_precheck(io_future *f, int64_t *res); /* false: ends here, *res set */
+bool     io_ring_precheck(io_future *f);    /* false: f ended there (completed or handed on) */
 void     io_ring_start(struct io_context *io, io_future *f);
 unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
 bool     io_ring_stalled(struct io_context *io); /* requests the kernel refused */
@@ -55,9 +55,10 @@ void     io_ring_arm(struct io_context *io, int64_t deadline);
 
 /* io_sendfile.c */
 int64_t sendfile_nowait(const struct cfa_io_request *r); /* -EAGAIN: the output is full */
-bool sendfile_begin(io_future *f, int64_t *res);  /* false: done at once, *res set */
+bool sendfile_input_is_file(int in_fd);             /* else: the pool's blocking call */
+bool sendfile_begin(io_future *f);                /* false: ended (done at once, or to the pool) */
 void sendfile_prep(struct io_uring_sqe *sqe, const struct cfa_io_request *r); /* the POLLOUT wait */
-enum sendfile_next { SENDFILE_DONE, SENDFILE_POLL, SENDFILE_POOL };
+enum sendfile_next { SENDFILE_DONE, SENDFILE_POLL };
 enum sendfile_next sendfile_step(io_future *f, int res, int64_t *final); /* after the wait */
 
 /* io_fallback.c */

@@ -25,9 +25,11 @@
  *  - Reading the input is the system call's own: a page missing from the
  *    page cache is read from disk while the processor waits, a bounded
  *    wait (Linux has no non-blocking file read for sendfile).
- *  - An input that can itself say EAGAIN (a non-blocking pipe or socket)
- *    would make the POLLOUT wait spin: after a poll that found room, a
- *    second EAGAIN sends the call to the blocking pool instead.
+ *  - Only a regular file (or block device) is read this way. Any other
+ *    input (a pipe, a socket) could block the processor on its read, or
+ *    say EAGAIN itself and make the POLLOUT wait spin: such a sendfile
+ *    goes to the fallback engine's pool, whose kernel thread blocks. The
+ *    check is one fstat per call.
  */
 #include "kernel.h"
 #include "io_internal.h"
@@ -53,10 +55,23 @@ int64_t sendfile_nowait(const struct cfa_io_request *r)
     return n < 0 ? -(int64_t)err : n;
 }
 
-bool sendfile_begin(io_future *f, int64_t *res)
+bool sendfile_input_is_file(int in_fd)
 {
-    *res = sendfile_nowait(&f->req);
-    return *res == -EAGAIN;
+    struct stat st;
+    return fstat(in_fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+}
+
+bool sendfile_begin(io_future *f)
+{
+    if (!sendfile_input_is_file(f->req.fd2)) {
+        fallback_start(f); /* its pool; a bad fd fails there as sendfile(2) */
+        return false;
+    }
+    int64_t res = sendfile_nowait(&f->req);
+    if (res == -EAGAIN)
+        return true; /* the ring waits for room (sendfile_prep) */
+    io_complete(f, res);
+    return false;
 }
 
 void sendfile_prep(struct io_uring_sqe *sqe, const struct cfa_io_request *r)
@@ -64,22 +79,11 @@ void sendfile_prep(struct io_uring_sqe *sqe, const struct cfa_io_request *r)
     io_uring_prep_poll_add(sqe, r->fd, POLLOUT);
 }
 
-static bool input_may_say_eagain(int fd)
-{
-    struct stat st;
-    return fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
-}
-
+/* After the wait: room, or POLLERR/POLLHUP (the retry then reports the
+ * error), or the poll's own failure. EAGAIN again means another writer
+ * took the room first. */
 enum sendfile_next sendfile_step(io_future *f, int res, int64_t *final)
 {
-    if (res < 0) { /* the poll failed (the descriptor was closed, ...) */
-        *final = res;
-        return SENDFILE_DONE;
-    }
-    *final = sendfile_nowait(&f->req);
-    if (*final != -EAGAIN)
-        return SENDFILE_DONE;
-    /* No room after all: another writer took it (wait again), or the
-     * input has nothing to give (the pool blocks on it instead). */
-    return input_may_say_eagain(f->req.fd2) ? SENDFILE_POOL : SENDFILE_POLL;
+    *final = res < 0 ? res : sendfile_nowait(&f->req);
+    return *final == -EAGAIN ? SENDFILE_POLL : SENDFILE_DONE;
 }

@@ -232,7 +232,6 @@ static void handle(struct io_context *io, uint64_t ud, int res)
         switch (sendfile_step(f, res, &final)) {
         case SENDFILE_DONE: break;
         case SENDFILE_POLL: backlog_push(io, f); return; /* wait for room again */
-        case SENDFILE_POOL: fallback_start(f); return;
         }
         break;
     }
@@ -308,8 +307,9 @@ static void ring_start_slow(struct io_context *io, io_future *f)
 }
 
 /* Where io_uring and the system call part ways; runs before the
- * no-migration window (io_start). */
-bool io_ring_precheck(io_future *f, int64_t *res)
+ * no-migration window (io_start). False: f was ended here (completed, or
+ * handed to the fallback engine). */
+bool io_ring_precheck(io_future *f)
 {
     struct cfa_io_request *r = &f->req;
     switch (r->opcode) {
@@ -319,16 +319,16 @@ bool io_ring_precheck(io_future *f, int64_t *res)
          * offset (EINVAL); io_uring would read the stream, or at the file
          * position for -1. */
         if (r->off < 0) {
-            *res = -EINVAL;
+            io_complete(f, -EINVAL);
             return false;
         }
         if (lseek(r->fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) {
-            *res = -ESPIPE;
+            io_complete(f, -ESPIPE);
             return false;
         }
         return true;
     case IO_SENDFILE:
-        return sendfile_begin(f, res);
+        return sendfile_begin(f);
     }
     return true;
 }

@@ -4,7 +4,11 @@
 // reader thread; with an offset pointer (advanced; the file position
 // untouched) and without (the file position advances); past the end of
 // the file (short count, then 0); async_sendfile; splice from a file into
-// a pipe and from a pipe into a file, offsets advanced.
+// a pipe and from a pipe into a file, offsets advanced. The socket's send
+// buffer is small, so most sendfile calls find it full and must wait for
+// room while the reader, on the same single processor, drains it. Last,
+// sendfile from an empty socket that a thread of the same processor fills
+// later, into a pipe: the call must block its thread only.
 //
 // RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
 // RUN: %timeout %t %stress default | FileCheck %s
@@ -15,6 +19,7 @@
 // CHECK-NEXT: async_sendfile: 1048576 bytes
 // CHECK-NEXT: splice file -> pipe -> file: 65536 bytes, offsets advanced
 // CHECK-NEXT: received 7341032 bytes, all checked
+// CHECK-NEXT: sendfile socket -> pipe: 200000 bytes, in order
 #include "iotest.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -48,6 +53,29 @@ static void reader_main(void *arg) {
     }
 }
 
+enum { PIPE_BYTES = 200000 };
+struct pipe_pair { int in[2], out[2]; };   /* in: a socket pair */
+/* Fills the input only after the sender has started waiting on it. */
+static void pipe_writer(void *arg) {
+    struct pipe_pair *pp = arg;
+    static unsigned char chunk[4000];
+    cfa_yield();
+    for (long off = 0; off < PIPE_BYTES; off += sizeof chunk) {
+        for (size_t i = 0; i < sizeof chunk; i++) chunk[i] = byte_at((uint64_t)off + i);
+        CHECK_EQ(cfa_write(pp->in[1], chunk, sizeof chunk), (ssize_t)sizeof chunk);
+    }
+}
+static void pipe_checker(void *arg) {
+    struct pipe_pair *pp = arg;
+    static unsigned char buf[1 << 14];
+    for (long got = 0; got < PIPE_BYTES;) {
+        ssize_t n = cfa_read(pp->out[0], buf, sizeof buf);
+        CHECK(n > 0, "read: %zd", n);
+        for (ssize_t i = 0; i < n; i++) CHECK(buf[i] == byte_at((uint64_t)(got + i)), "byte %ld", got + i);
+        got += n;
+    }
+}
+
 int main(int argc, char **argv) {
     long reps = repeat_count(argc, argv);
     check_engine(argc, argv);
@@ -76,6 +104,7 @@ int main(int argc, char **argv) {
         socklen_t alen = sizeof a;
         CHECK(getsockname(l, (struct sockaddr *)&a, &alen) == 0);
         int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(setsockopt(out, SOL_SOCKET, SO_SNDBUF, &(int){16384}, sizeof(int)) == 0);
         CHECK_EQ(cfa_connect(out, (struct sockaddr *)&a, sizeof a), 0);
         int peer = cfa_accept(l, NULL, NULL);
         CHECK(peer >= 0);
@@ -163,6 +192,23 @@ int main(int argc, char **argv) {
         cfa_close(in);
         unlink(path);
         unlink(path2);
+
+        /* 6: from a socket, into a pipe */
+        struct pipe_pair pp;
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pp.in) == 0 && pipe(pp.out) == 0);
+        struct task wt, ct;
+        task_start(&wt, pipe_writer, &pp, "PipeWriter");
+        task_start(&ct, pipe_checker, &pp, "PipeChecker");
+        long moved6 = 0;
+        while (moved6 < PIPE_BYTES) {
+            ssize_t n = cfa_sendfile(pp.out[1], pp.in[0], NULL, (size_t)(PIPE_BYTES - moved6));
+            CHECK(n > 0, "sendfile from a socket: %zd %s", n, strerror(errno));
+            moved6 += n;
+        }
+        cfa_thread_join(&wt.thread);
+        cfa_thread_join(&ct.thread);
+        if (rep == 0) printf("sendfile socket -> pipe: %ld bytes, in order\n", moved6);
+        for (int i = 0; i < 2; i++) { close(pp.in[i]); close(pp.out[i]); }
     }
     rmdir(dir);
     free(data);
