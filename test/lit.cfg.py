@@ -9,7 +9,8 @@
 # Substitutions
 #   %cc          clang-19 -O2 -g, runtime headers, the build's sanitizer flags
 #   %cfa-link    libcfa.a, -luring -lhwloc -lpthread, sanitizer flags
-#   %cfacc       the built cfacc (feature `cfacc` when it exists)
+#   %cfacc       the built cfacc (feature `cfacc` when it exists); in a build
+#                without one, CFA_HOST_CFACC's, linking this build's libraries
 #   %stress      repeat count: 1, or N with -Dstress=N (feature `stress`)
 #   %timeout     `timeout <seconds>` bounding one command (scaled under sanitizers)
 #   FileCheck, not, count   from LLVM 19 (found by CMake)
@@ -82,7 +83,10 @@ link = "%s %s %s -lpthread %s" % (config.cfa_lib, config.cfa_uring_lib,
                                    config.cfa_hwloc_lib, san_flags)
 timeout_s = int(lit_config.params.get("timeout", "120")) * timeout_scale
 config.substitutions.append(("%cfa-link", link))
-config.substitutions.append(("%cfacc", config.cfa_cfacc or "cfacc-not-built"))
+cfacc = config.cfa_cfacc or "cfacc-not-built"
+if getattr(config, "cfa_cfacc_runtime", ""):   # a borrowed cfacc, this build's libraries
+    cfacc = "env CFACC_RUNTIME_DIR=%s %s %s" % (config.cfa_cfacc_runtime, cfacc, san_flags)
+config.substitutions.append(("%cfacc", cfacc))
 config.substitutions.append(("%cc", cc))
 config.substitutions.append(("%stress", str(stress)))
 # -k: a hung test gets SIGTERM, then SIGKILL 10 s later.

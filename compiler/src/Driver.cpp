@@ -350,7 +350,10 @@ private:
 
   bool link(const std::vector<std::string> &Objects) {
     if (T.RuntimeLib.empty()) {
-      llvm::errs() << "cfacc: error: cannot find libcfa.a next to the cfacc binary\n";
+      const char *Env = std::getenv("CFACC_RUNTIME_DIR");
+      llvm::errs() << "cfacc: error: cannot find libcfa.a "
+                   << (Env && *Env ? "in CFACC_RUNTIME_DIR (" + std::string(Env) + ")" : "next to the cfacc binary")
+                   << "\n";
       return false;
     }
     std::vector<std::string> Args = {T.Clang};

@@ -28,8 +28,13 @@ Toolchain Toolchain::locate(const char *Argv0) {
   std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&Toolchain::locate));
   std::string Dir = std::string(llvm::sys::path::parent_path(Exe));
   T.IncludeDir = firstExisting({Dir + "/include", Dir + "/../include"}, "cfa/prelude.h");
-  T.RuntimeLib = firstExisting({Dir + "/../lib/libcfa.a", Dir + "/../runtime/libcfa.a"}, "");
-  T.StdLib = firstExisting({Dir + "/../lib/libcfa_std.a", Dir + "/../stdlib/libcfa_std.a"}, "");
+  // The libraries' tree: cfacc's own, or CFACC_RUNTIME_DIR's (another
+  // build of the same sources, e.g. a sanitizer build's).
+  std::string Libs = Dir + "/..";
+  if (const char *Env = std::getenv("CFACC_RUNTIME_DIR"); Env && *Env)
+    Libs = Env;
+  T.RuntimeLib = firstExisting({Libs + "/lib/libcfa.a", Libs + "/runtime/libcfa.a"}, "");
+  T.StdLib = firstExisting({Libs + "/lib/libcfa_std.a", Libs + "/stdlib/libcfa_std.a"}, "");
   if (const char *Env = std::getenv("CFACC_CLANG"); Env && *Env)
     T.Clang = Env;
   else if (auto Found = llvm::sys::findProgramByName("clang-19"))

@@ -7,6 +7,8 @@
 // The standard library (channels, futures, locks, time) is optional: it is
 // linked before the runtime when it is there.
 // CFACC_CLANG in the environment overrides the C compiler (clang-19).
+// CFACC_RUNTIME_DIR names another tree (build or install layout) to take
+// libcfa.a and libcfa_std.a from: a sanitizer build's, with -fsanitize=.
 #ifndef CFACC_TOOLCHAIN_H
 #define CFACC_TOOLCHAIN_H
 
