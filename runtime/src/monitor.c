@@ -57,12 +57,19 @@ struct cfa_accept {
     struct cfa_thread                *thread;
     const struct cfa_waitfor_clause  *clauses;
     unsigned                          nclauses;
-    _Atomic int                       state;  /* ACCEPT_OPEN, _TAKEN, _TIMED_OUT */
+    _Atomic int                       state;  /* ACCEPT_OPEN, _CLAIMED, _TAKEN, _TIMED_OUT */
     int                               fired;  /* clause index of the accepted call */
     struct cfa_monitor_request       *back;   /* the acceptor's claim to get its monitors back */
 };
 
-enum { ACCEPT_OPEN, ACCEPT_TAKEN, ACCEPT_TIMED_OUT };
+/* OPEN -> CLAIMED (a caller won the accept; it is setting up the hand-off)
+ * -> TAKEN (the acceptor's `back` request is queued and counted: from here
+ * `back.remaining == 0` means the monitors came back). OPEN -> TIMED_OUT.
+ * The acceptor trusts `remaining` only once TAKEN: in CLAIMED it is still
+ * 0 before the caller counts the hand-off, and an acceptor woken then (by
+ * a stray permit) would return with its `back` request still queued on
+ * its stack. */
+enum { ACCEPT_OPEN, ACCEPT_CLAIMED, ACCEPT_TAKEN, ACCEPT_TIMED_OUT };
 
 static _Atomic uint64_t arrivals;
 
@@ -283,10 +290,13 @@ static void acquire(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned
     struct cfa_accept *a = m->acceptor;
     if (a && accepts(a, m, g->func, &clause)) {
         int open = ACCEPT_OPEN;
-        if (atomic_compare_exchange_strong(&a->state, &open, ACCEPT_TAKEN)) {
+        if (atomic_compare_exchange_strong(&a->state, &open, ACCEPT_CLAIMED)) {
             a->fired = clause;
             m->acceptor = NULL;
             accept_hand_off(a, m, self, g, i, false);
+            /* Not touched after this store: the acceptor may return once
+             * we let go of m. */
+            atomic_store_explicit(&a->state, ACCEPT_TAKEN, memory_order_release);
             spin_unlock(&m->lock);
             return;
         }
@@ -573,7 +583,7 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
             unlock_all(owned, count);
             return CFA_WAITFOR_TIMEOUT;
         }
-        /* A caller took the accept just before the timeout: wait for it. */
+        /* A caller claimed the accept just before the timeout: wait for it. */
     }
     while (atomic_load(&accept.state) != ACCEPT_TAKEN || atomic_load(&back.remaining) != 0)
         cfa_park_for("waitfor");
