@@ -2,10 +2,11 @@
 # The whole test suite (what `make check` and .ci/run run):
 #
 #   1. configure and build build/ (everything), build-asan/ and build-tsan/
-#      (the runtime only; CMake turns the compiler off there);
-#   2. lit on build/test (every suite), and on the C-API suites of
-#      build-asan/test and build-tsan/test (every suite but the compiler's:
-#      $SAN_SUITES, default runtime and whatever else test/ holds);
+#      (the runtime and standard library only; CMake turns the compiler off
+#      there, and their tests borrow build/'s cfacc: CFA_HOST_CFACC);
+#   2. lit on build/test (every suite), and on build-asan/test and
+#      build-tsan/test every suite that runs programs ($SAN_SUITES, default
+#      all but translate and diagnostics, which only look at cfacc's output);
 #   3. the stress pass: the runtime suite again with -Dstress=$STRESS;
 #   4. a final line "N passed, N failed" summing every lit run (a build that
 #      fails counts as one failure); exit status non-zero on any failure.
@@ -43,10 +44,10 @@ trap 'rm -rf "$results"' EXIT
 total_pass=0 total_fail=0 total_unsup=0
 summary=()
 
-build_dir() {  # dir, extra cmake args...
+build_dir() {  # dir, extra cmake args... (given: applied to a configured dir too)
   local dir=$1; shift
   echo "=== build $dir"
-  if [ ! -f "$dir/build.ninja" ]; then
+  if [ ! -f "$dir/build.ninja" ] || [ $# -gt 0 ]; then
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_COMPILER=$CC -DCMAKE_CXX_COMPILER=$CXX "$@" >"$results/cmake.log" 2>&1 \
       || { cat "$results/cmake.log"; rm -f "$dir/build.ninja"; return 1; }
@@ -102,12 +103,14 @@ else
 fi
 
 if [ $normal_only = 0 ]; then
-  # The sanitizer builds have no compiler: the suites on the C API only.
+  # The sanitizer builds have no compiler of their own: cfa-lite programs
+  # are translated by build/'s and linked with the sanitizer build's
+  # libraries. The compiler's own suites (what it prints) are left out.
   if [ -z "${SAN_SUITES:-}" ]; then
     SAN_SUITES=runtime
     for d in test/*/; do
       d=$(basename "$d")
-      case " runtime translate diagnostics run conformance include Inputs " in
+      case " runtime translate diagnostics include Inputs " in
         *" $d "*) ;;
         *) SAN_SUITES="$SAN_SUITES $d" ;;
       esac
@@ -115,7 +118,7 @@ if [ $normal_only = 0 ]; then
   fi
   for san in asan:address tsan:thread; do
     dir=build-${san%%:*}
-    if [ $no_build = 1 ] || build_dir "$dir" -DCFA_SANITIZE="${san#*:}"; then
+    if [ $no_build = 1 ] || build_dir "$dir" -DCFA_SANITIZE="${san#*:}" -DCFA_HOST_CFACC="$top/build/compiler/cfacc"; then
       paths=()
       for s in $SAN_SUITES; do paths+=("$dir/test/$s"); done
       run_lit "$dir" "${paths[@]}"
