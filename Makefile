@@ -53,8 +53,10 @@ check: setup
 test: build
 	@scripts/check.sh --normal-only --no-build
 
+# Every suite against its peers (bench/run; results in build-bench/results).
+# BENCH_ARGS passes options, e.g. BENCH_ARGS="-n 3 --suite sched".
 bench: build
-	bench/micro/run.sh
+	bench/run $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-asan build-tsan
