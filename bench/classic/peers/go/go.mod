@@ -1,0 +1,3 @@
+module classicbench
+
+go 1.21
