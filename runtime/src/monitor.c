@@ -271,21 +271,11 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
     }
 }
 
-static void acquire(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned i)
+/* m (locked) has another owner: take an accept that wants this call, or
+ * queue and park until the monitor is handed over. Unlocks m. */
+static __attribute__((noinline)) void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g,
+                                                   unsigned i, struct cfa_monitor *m)
 {
-    struct cfa_monitor *m = g->monitors[i];
-    spin_lock(&m->lock);
-    if (!m->owner) {
-        m->owner = self;
-        m->recursion = 1;
-        spin_unlock(&m->lock);
-        return;
-    }
-    if (m->owner == self) {
-        m->recursion++;
-        spin_unlock(&m->lock);
-        return;
-    }
     int clause;
     struct cfa_accept *a = m->acceptor;
     if (a && accepts(a, m, g->func, &clause)) {
@@ -313,6 +303,23 @@ static void acquire(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned
     park_until_granted(&r, g->func == cfa_join_function ? "join" : "mutex entry");
 }
 
+/* The hot path: a free monitor, or one this thread already holds. */
+static inline void acquire(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned i)
+{
+    struct cfa_monitor *m = g->monitors[i];
+    spin_lock(&m->lock);
+    if (__builtin_expect(!m->owner, 1)) {
+        m->owner = self;
+        m->recursion = 1;
+    } else if (m->owner == self) {
+        m->recursion++;
+    } else {
+        acquire_slow(self, g, i, m);
+        return;
+    }
+    spin_unlock(&m->lock);
+}
+
 void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, unsigned n,
                      const void *func)
 {
@@ -329,18 +336,30 @@ void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, u
     self->mutex_group = g;
 }
 
-void cfa_mutex_leave(struct cfa_mutex_group *g)
+/* m (locked) is let go of and somebody waits for it: hand it over, unlock,
+ * wake the new owner. */
+static __attribute__((noinline)) void release_to_waiter(struct cfa_monitor *m)
 {
     struct wake_list w;
     w.count = 0; /* not an initializer: that would zero all the slots */
+    release_locked(m, &w);
+    spin_unlock(&m->lock);
+    wake_all(&w);
+}
+
+void cfa_mutex_leave(struct cfa_mutex_group *g)
+{
     for (unsigned i = g->count; i-- > 0;) {
         struct cfa_monitor *m = g->monitors[i];
         spin_lock(&m->lock);
-        if (--m->recursion == 0)
-            release_locked(m, &w);
+        if (--m->recursion == 0) {
+            if (__builtin_expect(m->urgent_head != NULL || m->entry_head != NULL, 0)) {
+                release_to_waiter(m);
+                continue;
+            }
+            m->owner = NULL; /* nobody waits: free (recursion is 0) */
+        }
         spin_unlock(&m->lock);
-        if (w.count)
-            wake_all(&w);
     }
     g->thread->mutex_group = g->outer;
 }
