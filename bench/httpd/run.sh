@@ -23,6 +23,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 mkdir -p "$OUT"; tmp=$(mktemp -d); trap 'kill $pids 2>/dev/null || true; rm -rf "$tmp"' EXIT; pids=
+# nginx's workers run as an unprivileged user: mktemp -d makes a 0700
+# directory they could not enter, and every request would get a fast 403.
+chmod 755 "$tmp"
 python3 "$here/fileset.py" "$tmp/root" 1000
 "$BUILD/compiler/cfacc" -O2 "$src/examples/httpd/server.cfa" "$src/examples/httpd/http.c" -o "$tmp/httpd"
 maxc=$(echo $CONNS | tr ' ' '\n' | sort -n | tail -1)
@@ -41,12 +44,14 @@ NGX
 start_server() {   # $1: nginx|cfa; sets port and pids
   if [ "$1" = nginx ]; then
     "$NGINX" -p "$tmp/ngx" -c "$tmp/ngx/nginx.conf" & pids=$!; port=18089
-    for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:$port/f0 && break; sleep 0.1; done
   else
     "$tmp/httpd" --port 0 --root "$tmp/root" --processors "$PROCS" --threads $((maxc + 16)) > "$tmp/cfa.out" & pids=$!
     for _ in $(seq 50); do grep -q listening "$tmp/cfa.out" 2>/dev/null && break; sleep 0.1; done
     port=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$tmp/cfa.out")
   fi
+  # Both must serve a real file before they are measured.
+  for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:${port:-0}/f0" && return; sleep 0.1; done
+  echo "run.sh: the $1 server does not serve $tmp/root/f0" >&2; exit 1
 }
 stop_server() { kill -TERM $pids; wait $pids 2>/dev/null || true; pids=; }
 
@@ -58,6 +63,12 @@ for c in $CONNS; do
       wrk -t2 -c"$c" -d1s -s "$tmp/zipf.lua" http://127.0.0.1:$port/ >/dev/null   # warm the caches
       res=$(wrk -t2 -c"$c" -d"${DURATION}s" --latency -s "$tmp/zipf.lua" http://127.0.0.1:$port/)
       stop_server
+      # A run counts only if every response was a 2xx (wrk counts errors
+      # and other statuses but does not fail on them).
+      if grep -qE 'Non-2xx|Socket errors' <<<"$res"; then
+        echo "run.sh: $s at $c connections: not every request was served:" >&2
+        grep -E 'Non-2xx|Socket errors' <<<"$res" >&2; exit 1
+      fi
       rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$res")
       p99=$(awk '$1 == "99%" { v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; print v }' <<<"$res")
       echo "$s $c $r $rps $p99" | tee -a "$OUT/raw.txt"
