@@ -1,7 +1,8 @@
 // Cycle (thesis 001 ch.7, sec. 7.3, Fig. 7.2): rings of 5 goroutines; each
-// wakes the next one of its ring, then blocks. Go has no park/unpark: a
-// goroutine's permit is a channel of capacity 1. Load: rings per
-// processor. Result: blocks per second, in Mops/s.
+// blocks, then wakes the next one of its ring; each ring's first goroutine
+// holds the one token at the start (as the thesis's own Go version). Go
+// has no park/unpark: a goroutine's permit is a channel of capacity 1.
+// Load: rings per processor. Result: blocks per second, in Mops/s.
 package main
 
 import (
@@ -29,11 +30,14 @@ func main() {
 		go func(c *cycler, count *common.Counter) {
 			<-start
 			for {
-				c.next.permit <- struct{}{}
 				<-c.permit
+				c.next.permit <- struct{}{}
 				count.Add(1)
 			}
 		}(&cs[i], &counts[i])
+	}
+	for i := 0; i < n; i += ring {
+		cs[i].permit <- struct{}{} // one token per ring
 	}
 	common.Measure(start, counts)
 }

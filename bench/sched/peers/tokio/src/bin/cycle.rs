@@ -1,7 +1,8 @@
 //! Cycle (thesis 001 ch.7, sec. 7.3, Fig. 7.2): rings of 5 tasks; each
-//! notifies the next one of its ring, then waits on its own Notify (a
-//! single permit, as park/unpark). Load: rings per processor. Result:
-//! waits per second, in Mops/s.
+//! waits on its own Notify (a single permit, as park/unpark), then
+//! notifies the next one of its ring; each ring's first task holds the one
+//! token at the start (as the thesis's own programs). Load: rings per
+//! processor. Result: waits per second, in Mops/s.
 use schedbench::*;
 use std::sync::Arc;
 use tokio::sync::{Notify, Semaphore};
@@ -21,11 +22,14 @@ fn main() {
             start.acquire().await.unwrap().forget();
             let next = i / RING * RING + (i + 1) % RING;
             loop {
-                permits[next].notify_one();
                 permits[i].notified().await;
+                permits[next].notify_one();
                 counts[i].bump();
             }
         });
+    }
+    for i in (0..n).step_by(RING) {
+        permits[i].notify_one(); // one token per ring
     }
     measure_mops(&start, n, &counts)
 }
