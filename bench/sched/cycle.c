@@ -50,13 +50,18 @@ static void cycler_main(void *object)
     atomic_store(&c->left, 1);
 }
 
-/* Starts `rings` rings on whichever processor it runs on first that no
- * other starter has claimed; on a claimed one it yields until an idle
- * processor steals it. */
+/* Starts `rings` rings on a processor of its own. A starter runs first on
+ * whatever processor takes it; on one another starter has claimed it
+ * yields, so that an idle processor steals it. Having claimed one, it
+ * spins (a running thread is never stolen, a yielding one could be) until
+ * every processor is claimed, and only then posts its ring heads: posted
+ * earlier, they would keep the unclaimed processors busy with stolen
+ * rings, and those would never steal the remaining starters. */
 struct starter {
     struct cycler                  *first;
     int                             rings, nprocs;
     struct cfa_processor *_Atomic *claimed;
+    _Atomic int                    *nclaimed;
     struct cfa_thread               thread;
 };
 
@@ -77,6 +82,9 @@ static void starter_main(void *object)
     struct starter *s = object;
     while (!claim(s, cfa_active_thread()->last_processor))
         cfa_yield();
+    atomic_fetch_add(s->nclaimed, 1);
+    while (atomic_load(s->nclaimed) < s->nprocs)
+        __builtin_ia32_pause();
     for (int r = 0; r < s->rings; r++)
         cfa_unpark(&s->first[r * RING].thread);
 }
@@ -99,11 +107,13 @@ int main(int argc, char **argv)
     }
     struct starter *st = bench_alloc(a.procs, sizeof *st);
     struct cfa_processor *_Atomic *claimed = calloc(a.procs, sizeof *claimed);
+    _Atomic int nclaimed = 0;
     atomic_store(&bench_stop, 0);
     double start = bench_now();
     for (int k = 0; k < a.procs; k++) {
         st[k] = (struct starter){ .first = &cs[k * a.per_proc * RING], .rings = a.per_proc,
-                                  .nprocs = a.procs, .claimed = claimed };
+                                  .nprocs = a.procs, .claimed = claimed,
+                                  .nclaimed = &nclaimed };
         cfa_thread_start(&st[k].thread, starter_main, &st[k], "Starter", 0);
     }
     cfa_sleep_ns((int64_t)(a.seconds * 1e9));

@@ -51,7 +51,14 @@ enum {
      * (a cache miss, a page fault, a descheduled kernel thread) are not
      * worth a migration. 2 migrated often in the symmetric Cycle
      * benchmark; 8 rarely (0.7% of pops), while a starved lane's age grows
-     * without bound and is helped all the same. */
+     * without bound and is helped all the same. Session 4, with Cycle at
+     * one token per ring and each processor's rings started on it, helps
+     * still come from this VM's stalls (a vCPU descheduled for tens of
+     * microseconds), each moving a whole ring, and Cycle on 2 processors
+     * ran at 0.78-0.95 of the balanced baseline. 64 gave 0.95 but
+     * Transfer's latency went from 150-250 us to about 1 ms; a floor of
+     * 50 us on the target's expected wait did not raise throughput and
+     * let the rings drift further apart (busiest ring 2-7x the median). */
     HELP_BIAS = 8,
     /* A target in another cache instance is redrawn this many times. */
     CACHE_REDRAWS = 2,
@@ -146,6 +153,7 @@ static struct cfa_thread *lane_try_pop(struct ready_queue *q, unsigned i, uint64
     return t;
 }
 
+#ifndef CFA_NO_HELPING
 /* The wait a thread at the head of lane i can expect: its head's age so
  * far averaged with the lane's history; 0 for an empty lane. */
 static inline uint64_t expected_wait(struct ready_queue *q, unsigned i, uint64_t now)
@@ -156,6 +164,7 @@ static inline uint64_t expected_wait(struct ready_queue *q, unsigned i, uint64_t
     uint64_t age = now > stamp ? now - stamp : 0;
     return (age + atomic_load_explicit(&q->hints[i].avg_wait, memory_order_relaxed)) / 2;
 }
+#endif
 
 /* Whether lane i's head may be taken by another processor: made ready at
  * least STEAL_GRACE_TSC ago. */
@@ -187,6 +196,7 @@ static inline void refresh_cache(struct ready_queue *q, struct ready_local *me)
         atomic_store_explicit(&q->hints[lane_base(me) + s].cache, cache, memory_order_relaxed);
 }
 
+#ifndef CFA_NO_HELPING
 /* A random lane of another processor (thesis 4.4: helping looks at remote
  * lanes only), redrawn up to CACHE_REDRAWS times while it is in another
  * cache instance. NO_TARGET when this processor owns every lane. */
@@ -224,6 +234,7 @@ static bool worth_helping(struct ready_queue *q, struct ready_local *me, unsigne
     }
     return theirs > ours * HELP_BIAS;
 }
+#endif
 
 /* ---- push and pop ------------------------------------------------------ */
 
@@ -271,6 +282,46 @@ void ready_push(struct cfa_thread *t, enum push_where where)
         ready_queue_leave_external(q);
 }
 
+#ifndef CFA_NO_HELPING
+/* Step 1 (thesis 4.4), out of line: a pop only counts down to it. At zero
+ * without a target it draws one, to be examined at the next pop; at zero
+ * with one it examines it and helps if worth it. The countdown restarts
+ * at a random value of mean help_one_in, which keeps the probabilistic
+ * rate of the thesis (1 in help_one_in pops) without drawing a random
+ * number at every pop: that draw (a dependent chain of shifts and a
+ * multiply) cost a measurable 5-10% of yield's throughput on one
+ * processor, where there is nothing to help. */
+static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue *q, struct ready_local *me,
+                                                            uint64_t now)
+{
+    if (me->target == NO_TARGET) {
+        me->target = pick_target(q, me);
+        if (me->target != NO_TARGET) {
+            me->help_countdown = 1;
+            return NULL;
+        }
+        me->help_countdown = HELP_ONE_IN_MAX; /* this processor owns every lane */
+        return NULL;
+    }
+    unsigned target = me->target;
+    me->target = NO_TARGET;
+    struct cfa_thread *t = NULL;
+    if (target < q->count && past_grace(q, target, now) && worth_helping(q, me, target, now)) {
+        t = lane_try_pop(q, target, now);
+        if (t) {
+            me->stats.pop_helped++;
+            me->help_one_in = HELP_ONE_IN;
+        }
+    } else {
+        me->stats.help_declined++;
+        if (me->help_one_in < HELP_ONE_IN_MAX)
+            me->help_one_in *= 2;
+    }
+    me->help_countdown = 1 + random_below(me, 2 * me->help_one_in - 1);
+    return t;
+}
+#endif
+
 struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
 {
     struct ready_queue *q = &p->cluster->state->ready;
@@ -280,25 +331,8 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
     ready_enter(p);
     refresh_cache(q, me);
 #ifndef CFA_NO_HELPING
-    if (me->target == NO_TARGET) {
-        if (random_below(me, me->help_one_in) == 0)
-            me->target = pick_target(q, me);
-    } else {
-        unsigned target = me->target;
-        me->target = NO_TARGET;
-        if (target < q->count && past_grace(q, target, now) && worth_helping(q, me, target, now)) {
-            t = lane_try_pop(q, target, now);
-            if (t) {
-                me->stats.pop_helped++;
-                me->help_one_in = HELP_ONE_IN;
-                goto out;
-            }
-        } else {
-            me->stats.help_declined++;
-            if (me->help_one_in < HELP_ONE_IN_MAX)
-                me->help_one_in *= 2;
-        }
-    }
+    if (__builtin_expect(--me->help_countdown == 0, 0) && (t = help_step(q, me, now)))
+        goto out;
 #endif
     unsigned base = lane_base(me);
     /* The older of the local lanes first (SHARD_FACTOR == 2). */
@@ -466,6 +500,7 @@ void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processo
     p->rq.index = n - 1;
     p->rq.target = NO_TARGET;
     p->rq.help_one_in = HELP_ONE_IN;
+    p->rq.help_countdown = HELP_ONE_IN;
     p->rq.cpu = -1;
     p->rq.rng = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ULL ^ now_tsc();
     if (!p->rq.rng)
@@ -516,6 +551,7 @@ void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_proce
         q->readers[k] = last;
         last->rq.index = k;
         last->rq.target = NO_TARGET;
+        last->rq.help_countdown = HELP_ONE_IN;
         last->rq.cache = UINT32_MAX; /* rewrite its lanes' cache hints */
         last->rq.cpu = -1;
     }

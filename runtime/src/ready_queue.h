@@ -55,7 +55,8 @@ struct ready_local {
     unsigned    read_depth;  /* nesting of ready_enter on this processor */
     unsigned    index;       /* position among the cluster's processors */
     unsigned    target;      /* lane chosen for helping at the next pop */
-    unsigned    help_one_in; /* a pop draws a target with probability 1/this */
+    unsigned    help_one_in; /* a target is drawn every help_one_in pops on average */
+    unsigned    help_countdown; /* pops to the next helping step (never 0 between pops) */
     unsigned    cache;       /* cache instance last seen for this processor */
     int         cpu;         /* CPU it last ran on */
     uint64_t    rng;
