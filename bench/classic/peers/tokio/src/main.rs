@@ -2,11 +2,11 @@
 //! bench/classic/cfa/classic.cfa where Tokio has an equivalent for tasks,
 //! on a multi-threaded runtime with one worker: yield
 //! (task::yield_now), mutex1/2/4 (lock of 1, 2 or 4 tokio::sync::Mutex,
-//! the task-aware mutex), signal (two tasks alternating through two
-//! Notify), create (spawn of an empty task and await of its JoinHandle).
+//! the task-aware mutex), signal (two tasks alternating under one Mutex,
+//! each signalling the other's Notify: a monitor's signal and wait),
+//! create (spawn of an empty task and await of its JoinHandle).
 //! No coroutines and no external scheduling: ctxswitch and waitfor are
 //! cfa-lite only. Prints "RESULT <ns per operation>".
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, Notify};
@@ -65,21 +65,28 @@ fn main() {
                 }
                 "create" => time_loop(|| async { tokio::spawn(async {}).await.unwrap() }).await,
                 "signal" => {
+                    // A monitor's signal and wait, Tokio style: the two tasks
+                    // share a Mutex (the monitor, holding the count) and each
+                    // has a Notify (its condition). Each signals the other
+                    // while holding the lock, lets go, and waits.
+                    let m = Arc::new(Mutex::new(0u64));
                     let (a, b) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-                    let handoffs = Arc::new(AtomicU64::new(0));
                     for (mine, other) in [(a.clone(), b.clone()), (b.clone(), a.clone())] {
-                        let h = handoffs.clone();
+                        let m = m.clone();
                         tokio::spawn(async move {
                             loop {
-                                h.fetch_add(1, Ordering::Relaxed);
+                                let mut handoffs = m.lock().await;
+                                *handoffs += 1;
                                 other.notify_one();
+                                drop(handoffs);
                                 mine.notified().await;
                             }
                         });
                     }
                     let t0 = Instant::now();
                     tokio::time::sleep(duration()).await;
-                    t0.elapsed().as_nanos() as f64 / handoffs.load(Ordering::Relaxed) as f64
+                    let handoffs = *m.lock().await;
+                    t0.elapsed().as_nanos() as f64 / handoffs as f64
                 }
                 _ => {
                     eprintln!("usage: classic yield|mutex1|mutex2|mutex4|signal|create");
