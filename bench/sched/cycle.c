@@ -108,17 +108,13 @@ int main(int argc, char **argv)
     struct starter *st = bench_alloc(a.procs, sizeof *st);
     struct cfa_processor *_Atomic *claimed = calloc(a.procs, sizeof *claimed);
     _Atomic int nclaimed = 0;
-    atomic_store(&bench_stop, 0);
-    double start = bench_now();
     for (int k = 0; k < a.procs; k++) {
         st[k] = (struct starter){ .first = &cs[k * a.per_proc * RING], .rings = a.per_proc,
                                   .nprocs = a.procs, .claimed = claimed,
                                   .nclaimed = &nclaimed };
         cfa_thread_start(&st[k].thread, starter_main, &st[k], "Starter", 0);
     }
-    cfa_sleep_ns((int64_t)(a.seconds * 1e9));
-    atomic_store(&bench_stop, 1);
-    double seconds = bench_now() - start;
+    double seconds = bench_run(NULL, 0, 0, a.seconds); /* the starters post the rings */
     for (int k = 0; k < a.procs; k++)
         cfa_thread_join(&st[k].thread);
     for (bool all = false; !all; cfa_yield()) {

@@ -296,11 +296,8 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
 {
     if (me->target == NO_TARGET) {
         me->target = pick_target(q, me);
-        if (me->target != NO_TARGET) {
-            me->help_countdown = 1;
-            return NULL;
-        }
-        me->help_countdown = HELP_ONE_IN_MAX; /* this processor owns every lane */
+        /* Examine it at the next pop; with no remote lane, wait long. */
+        me->help_countdown = me->target != NO_TARGET ? 1 : HELP_ONE_IN_MAX;
         return NULL;
     }
     unsigned target = me->target;
