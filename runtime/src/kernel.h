@@ -45,11 +45,12 @@ enum post_action {
 };
 
 struct cfa_processor_state {
+    struct cfa_thread    *current;    /* user thread on this processor, or NULL;
+                                       * first: cfa/mutex_call.h reads it inline */
     struct ready_local    rq;         /* its lanes, reader flag, helping state */
     struct cfa_processor *handle;
     struct cfa_cluster   *cluster;
     struct cfa_coroutine  sched;      /* the scheduling loop's context */
-    struct cfa_thread    *current;    /* user thread on this processor, or NULL */
     enum post_action      post;       /* set by current before it switches out */
     _Atomic unsigned long switches;   /* threads run so far (preemption ticker) */
     unsigned long         preempt_seen; /* `switches` at the previous tick */
@@ -73,25 +74,10 @@ struct cfa_cluster_state {
 };
 
 /* The processor executing the caller, NULL on a kernel thread that is not
- * one. Read through asm volatile with a memory clobber: a user thread can
- * migrate between kernel threads across any switch, so the compiler must
- * not keep the thread-local address in a register across calls. */
-extern __thread struct cfa_processor_state *cfa_tls_processor
-    __attribute__((tls_model("initial-exec")));
+ * one (cfa/mutex_call.h says why it is read through asm). */
+static inline struct cfa_processor_state *this_processor(void) { return cfa_this_processor_state(); }
 
-static inline struct cfa_processor_state *this_processor(void)
-{
-    struct cfa_processor_state *p;
-    __asm__ volatile("movq cfa_tls_processor@gottpoff(%%rip), %0\n\t"
-                     "movq %%fs:(%0), %0" : "=r"(p) : : "memory");
-    return p;
-}
-
-static inline struct cfa_thread *this_thread(void)
-{
-    struct cfa_processor_state *p = this_processor();
-    return p ? p->current : NULL;
-}
+static inline struct cfa_thread *this_thread(void) { return cfa_this_thread(); }
 
 extern struct cfa_cluster cfa_main_cluster;
 

@@ -9,16 +9,33 @@
  * on that thread's stack and has one link per monitor, so it can wait in
  * several monitors' queues at once (a signalled waiter needs its whole
  * group back). Each hand-off decrements `remaining`; the hand-off that
- * brings it to zero unparks the thread. The owner field and recursion are
+ * brings it to zero unparks the thread. The owner and nesting fields are
  * set by the giver, so the woken thread owns everything when it runs.
  *
+ * A mutex call (inline: cfa/mutex_call.h) takes a free monitor with one
+ * compare-and-swap of `owner` (0 -> self) and lets go of it by subtracting
+ * its own address: 0 when nobody has queued meanwhile; otherwise the
+ * monitor is left at CFA_MONITOR_QUEUED alone, owned by nobody yet taken
+ * by no one, and the leaver hands it over under the lock
+ * (cfa_monitor_release_slow). The lock is for everything else.
+ *
  * Invariants:
- *  - a monitor's fields change only under its lock; several locks are
- *    taken only in increasing address order (the group order);
+ *  - `owner` changes without the lock only in those two ways; every other
+ *    change of a monitor's fields happens under its lock; several locks
+ *    are taken only in increasing address order (the group order);
+ *  - CFA_MONITOR_QUEUED is set in `owner` whenever a queue of the monitor
+ *    is not empty (a waiter queues only after setting it, by a CAS that
+ *    fails if the owner let go meanwhile), so the lock-free release cannot
+ *    leave a waiter behind; it may stay set after the queues empty, which
+ *    costs one locked release;
+ *  - `nested` (the owner's mutex calls on it beyond the first; so a
+ *    mutex call on a free monitor writes nothing but `owner`) is 0 while
+ *    the monitor is free, and is written by the owner, or under the lock
+ *    by a thread handing the monitor to a parked one;
  *  - a condition's queue is touched only by threads owning its monitors;
  *  - a request is unlinked from every queue before its thread is unparked
  *    (remaining == 0), so it never outlives a reference to it;
- *  - recursion == 0 with an owner means "granted by a waitfor hand-off,
+ *  - nested == NESTED_GRANTED means "granted by a waitfor hand-off,
  *    not yet entered": the owner's acquisition then counts it as 1.
  */
 #include "kernel.h"
@@ -26,6 +43,7 @@
 
 #include <cfa/monitor.h>
 #include <cfa/sleep.h>
+#include <limits.h>
 
 const char cfa_join_function[] = "join";
 
@@ -72,6 +90,39 @@ struct cfa_accept {
 enum { ACCEPT_OPEN, ACCEPT_CLAIMED, ACCEPT_TAKEN, ACCEPT_TIMED_OUT };
 
 static _Atomic uint64_t arrivals;
+
+/* `nested` of a monitor handed to a caller by waitfor before the caller's
+ * mutex call reaches it: that call's re-entrant acquisition makes it 0. */
+#define NESTED_GRANTED UINT_MAX
+
+static inline struct cfa_thread *owner_of(const struct cfa_monitor *m)
+{
+    return (struct cfa_thread *)(atomic_load_explicit(&m->owner, memory_order_relaxed) &
+                                 ~CFA_MONITOR_QUEUED);
+}
+
+static inline bool has_waiters(const struct cfa_monitor *m)
+{
+    return m->urgent_head != NULL || m->entry_head != NULL;
+}
+
+/* m (locked) now belongs to t (NULL: free; only when its queues are
+ * empty). Release: what the last owner did happens before the next owner
+ * takes the monitor by CAS. */
+static void set_owner_locked(struct cfa_monitor *m, struct cfa_thread *t)
+{
+    uintptr_t word = (uintptr_t)t;
+    if (t && has_waiters(m))
+        word |= CFA_MONITOR_QUEUED;
+    atomic_store_explicit(&m->owner, word, memory_order_release);
+}
+
+/* A request was queued on m (locked) while its owner runs: only the owner
+ * can change `owner` meanwhile, and it is this thread. */
+static void mark_queued_locked(struct cfa_monitor *m)
+{
+    atomic_fetch_or_explicit(&m->owner, CFA_MONITOR_QUEUED, memory_order_relaxed);
+}
 
 /* ---- queues ------------------------------------------------------------- */
 
@@ -161,8 +212,8 @@ static void wake_all(struct wake_list *w)
 static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_list *w)
 {
     struct cfa_monitor_request *r = l->request;
-    m->owner = r->thread;
-    m->recursion = r->recursion ? r->recursion[l->index] : 1;
+    m->nested = r->recursion ? r->recursion[l->index] - 1 : 0;
+    set_owner_locked(m, r->thread);
     unsigned left = 1;
     while (!atomic_compare_exchange_weak(&r->remaining, &left, left > 1 ? left - 1 : left))
         ;
@@ -182,8 +233,8 @@ static void release_locked(struct cfa_monitor *m, struct wake_list *w)
     if (l) {
         give(m, l, w);
     } else {
-        m->owner = NULL;
-        m->recursion = 0;
+        m->nested = 0;
+        set_owner_locked(m, NULL);
     }
 }
 
@@ -203,36 +254,18 @@ static struct cfa_thread *self_or_fatal(const char *what)
 
 /* ---- mutex calls ----------------------------------------------------------- */
 
-static inline void order_pair(struct cfa_monitor **a, struct cfa_monitor **b)
+/* The general case of cfa_sort_monitors (cfa/mutex_call.h): insertion
+ * sort by address, then duplicates dropped; returns the new count. */
+unsigned cfa_sort_monitors_any(struct cfa_monitor **m, unsigned n)
 {
-    struct cfa_monitor *x = *a, *y = *b;
-    *a = x < y ? x : y; /* branch-free: the order of the arguments is data */
-    *b = x < y ? y : x;
-}
-
-/* Sorts by address and drops duplicates; returns the new count. Two and
- * four monitors, the common multi-monitor calls, use a sorting network
- * (no data-dependent branches); other counts an insertion sort. */
-static unsigned sort_monitors(struct cfa_monitor **m, unsigned n)
-{
-    if (n == 2) {
-        order_pair(&m[0], &m[1]);
-    } else if (n == 4) {
-        order_pair(&m[0], &m[1]);
-        order_pair(&m[2], &m[3]);
-        order_pair(&m[0], &m[2]);
-        order_pair(&m[1], &m[3]);
-        order_pair(&m[1], &m[2]);
-    } else {
-        for (unsigned i = 1; i < n; i++) {
-            struct cfa_monitor *x = m[i];
-            unsigned j = i;
-            for (; j > 0 && m[j - 1] > x; j--)
-                m[j] = m[j - 1];
-            m[j] = x;
-        }
+    for (unsigned i = 1; i < n; i++) {
+        struct cfa_monitor *x = m[i];
+        unsigned j = i;
+        for (; j > 0 && m[j - 1] > x; j--)
+            m[j] = m[j - 1];
+        m[j] = x;
     }
-    unsigned k = 1;
+    unsigned k = n ? 1 : 0;
     for (unsigned i = 1; i < n; i++)
         if (m[k - 1] != m[i])
             m[k++] = m[i];
@@ -267,11 +300,11 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
 {
     struct cfa_monitor_request *back = a->back;
     int i = back_index(back, m);
-    back->recursion[i] = m->recursion;
+    back->recursion[i] = m->nested + 1;
     atomic_fetch_add(&back->remaining, 1);
     queue_append(&m->urgent_head, &m->urgent_tail, &back->links[i]);
-    m->owner = c;
-    m->recursion = 1;
+    m->nested = 0;
+    set_owner_locked(m, c);
     for (unsigned k = from + 1; cg && k < cg->count; k++) {
         struct cfa_monitor *m2 = cg->monitors[k];
         int j = back_index(back, m2);
@@ -279,23 +312,39 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
             continue;
         if (!locked_all)
             spin_lock(&m2->lock);
-        if (m2->owner == a->thread) {
-            back->recursion[j] = m2->recursion;
+        if (owner_of(m2) == a->thread) {
+            back->recursion[j] = m2->nested + 1;
             atomic_fetch_add(&back->remaining, 1);
             queue_append(&m2->urgent_head, &m2->urgent_tail, &back->links[j]);
-            m2->owner = c;
-            m2->recursion = 0; /* granted; c's acquisition makes it 1 */
+            m2->nested = NESTED_GRANTED; /* c's acquisition makes it 0 */
+            set_owner_locked(m2, c);
         }
         if (!locked_all)
             spin_unlock(&m2->lock);
     }
 }
 
-/* m (locked) has another owner: take an accept that wants this call, or
- * queue and park until the monitor is handed over. Unlocks m. */
-static __attribute__((noinline)) void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g,
-                                                   unsigned i, struct cfa_monitor *m)
+/* m had another owner when this thread tried to take it: under m's lock,
+ * take it if it has been let go of since, or take an accept that wants
+ * this call, or queue and park until the monitor is handed over. */
+static void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned i)
 {
+    struct cfa_monitor *m = g->monitors[i];
+    spin_lock(&m->lock);
+    uintptr_t word = atomic_load_explicit(&m->owner, memory_order_relaxed);
+    for (;;) {
+        if (word == 0) {
+            if (atomic_compare_exchange_weak_explicit(&m->owner, &word, (uintptr_t)self,
+                                                      memory_order_acquire, memory_order_relaxed)) {
+                spin_unlock(&m->lock); /* free: nested is 0 */
+                return;
+            }
+        } else if ((word & CFA_MONITOR_QUEUED) ||
+                   atomic_compare_exchange_weak_explicit(&m->owner, &word, word | CFA_MONITOR_QUEUED,
+                                                         memory_order_relaxed, memory_order_relaxed)) {
+            break; /* the owner's lock-free release now fails: it will hand m over */
+        }
+    }
     int clause;
     struct cfa_accept *a = m->acceptor;
     if (a && accepts(a, m, g->func, &clause)) {
@@ -323,77 +372,36 @@ static __attribute__((noinline)) void acquire_slow(struct cfa_thread *self, stru
     park_until_granted(&r, g->func == cfa_join_function ? "join" : "mutex entry");
 }
 
-/* The hot path: a free monitor, or one this thread already holds. The
- * monitor's lock is nearly always free here: spin_lock's test before
- * the exchange cost 10-15% of a 4-monitor call. */
-static inline void acquire(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned i)
+void cfa_mutex_enter_slow(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned from)
 {
-    struct cfa_monitor *m = g->monitors[i];
-    spin_lock_likely_free(&m->lock);
-    if (__builtin_expect(!m->owner, 1)) {
-        m->owner = self;
-        m->recursion = 1;
-    } else if (m->owner == self) {
-        m->recursion++;
-    } else {
-        acquire_slow(self, g, i, m);
-        return;
-    }
-    spin_unlock(&m->lock);
+    for (unsigned i = from; i < g->count; i++)
+        if (!cfa_monitor_try_acquire(self, g->monitors[i]))
+            acquire_slow(self, g, i);
 }
 
-void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, unsigned n,
-                     const void *func)
+void cfa_mutex_outside_thread(void)
 {
-    struct cfa_thread *self = this_thread();
-    if (__builtin_expect(!self, 0))
-        self_or_fatal("a mutex call");
-    g->monitors = monitors;
-    g->count = n > 1 ? sort_monitors(monitors, n) : n;
-    g->func = func;
-    g->thread = self;
-    for (unsigned i = 0; i < g->count; i++)
-        acquire(self, g, i);
-    g->outer = self->mutex_group;
-    self->mutex_group = g;
+    self_or_fatal("a mutex call");
+    __builtin_unreachable();
 }
 
-/* m (locked) is let go of and somebody waits for it: hand it over, unlock,
- * wake the new owner. */
-static __attribute__((noinline)) void release_to_waiter(struct cfa_monitor *m)
+/* m is let go of (nested 0) and somebody may wait for it: hand it
+ * over, or free it, under the lock; then wake the new owner. */
+void cfa_monitor_release_slow(struct cfa_monitor *m)
 {
     struct wake_list w;
     w.count = 0; /* not an initializer: that would zero all the slots */
+    spin_lock(&m->lock);
     release_locked(m, &w);
     spin_unlock(&m->lock);
     wake_all(&w);
-}
-
-void cfa_mutex_leave(struct cfa_mutex_group *g)
-{
-    for (unsigned i = g->count; i-- > 0;) {
-        struct cfa_monitor *m = g->monitors[i];
-        spin_lock_likely_free(&m->lock);
-        if (--m->recursion == 0) {
-            if (__builtin_expect(m->urgent_head != NULL || m->entry_head != NULL, 0)) {
-                release_to_waiter(m);
-                continue;
-            }
-            m->owner = NULL; /* nobody waits: free (recursion is 0) */
-        }
-        spin_unlock(&m->lock);
-    }
-    g->thread->mutex_group = g->outer;
 }
 
 /* ---- internal scheduling ---------------------------------------------------- */
 
 static bool owns(struct cfa_thread *self, struct cfa_monitor *m)
 {
-    spin_lock(&m->lock);
-    bool mine = m->owner == self;
-    spin_unlock(&m->lock);
-    return mine;
+    return owner_of(m) == self; /* only this thread makes it so */
 }
 
 static void check_owns_all(struct cfa_thread *self, struct cfa_monitor **m, unsigned n, const char *what)
@@ -429,7 +437,7 @@ void cfa_wait(struct cfa_condition *c, uintptr_t info)
     for (unsigned i = 0; i < n; i++) {
         struct cfa_monitor *m = g->monitors[i];
         spin_lock(&m->lock);
-        recursion[i] = m->recursion;
+        recursion[i] = m->nested + 1;
         release_locked(m, &w);
         spin_unlock(&m->lock);
         wake_all(&w);
@@ -461,6 +469,7 @@ bool cfa_signal(struct cfa_condition *c)
         struct cfa_monitor *m = r->monitors[i];
         spin_lock(&m->lock);
         queue_append(&m->urgent_head, &m->urgent_tail, &r->links[i]);
+        mark_queued_locked(m);
         spin_unlock(&m->lock);
     }
     return true;
@@ -490,7 +499,7 @@ bool cfa_signal_block(struct cfa_condition *c)
         /* The waiter first, at once; then us, before anyone else. */
         queue_push_front(&m->urgent_head, &m->urgent_tail, &links[i]);
         queue_push_front(&m->urgent_head, &m->urgent_tail, &r->links[i]);
-        recursion[i] = m->recursion;
+        recursion[i] = m->nested + 1;
         release_locked(m, &w);
         spin_unlock(&m->lock);
         wake_all(&w);
@@ -568,7 +577,7 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
         owned[count++] = clauses[k].monitor;
     for (unsigned i = 0; g && i < g->count; i++)
         owned[count++] = g->monitors[i];
-    count = sort_monitors(owned, count);
+    count = cfa_sort_monitors(owned, count);
 
     unsigned recursion[count];
     struct cfa_monitor_link links[count];

@@ -27,6 +27,8 @@
 enum { IDLE_SPIN_ROUNDS = 256 };
 
 __thread struct cfa_processor_state *cfa_tls_processor;
+_Static_assert(offsetof(struct cfa_processor_state, current) == 0,
+               "cfa/mutex_call.h reads the running thread as the first word");
 
 static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread *t, uint64_t now)
 {

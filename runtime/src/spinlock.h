@@ -26,14 +26,6 @@ static inline void spin_lock(_Atomic int *lock)
             cpu_relax();
 }
 
-/* For a lock that is nearly always free: one bare exchange first (the
- * test before it, which saves a contended line, costs on the hot path). */
-static inline void spin_lock_likely_free(_Atomic int *lock)
-{
-    if (__builtin_expect(atomic_exchange_explicit(lock, 1, memory_order_acquire) != 0, 0))
-        spin_lock(lock);
-}
-
 static inline void spin_unlock(_Atomic int *lock)
 {
     atomic_store_explicit(lock, 0, memory_order_release);

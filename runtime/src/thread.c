@@ -58,8 +58,8 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     t->id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
     /* `ticket` is not reset: a permit given before the start is kept. */
     t->last_lane = UINT32_MAX;
-    t->self_monitor.owner = t; /* before anyone can call a mutex function on t */
-    t->self_monitor.recursion = 1;
+    /* before anyone can call a mutex function on t */
+    atomic_store_explicit(&t->self_monitor.owner, (uintptr_t)t, memory_order_relaxed);
     registry_add_thread(t);
     thread_make_ready(t, PUSH_LOCAL);
 }

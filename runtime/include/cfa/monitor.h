@@ -28,10 +28,17 @@ struct cfa_monitor_link;
 struct cfa_monitor_request;
 struct cfa_accept;
 
+/* `owner` is the owning thread's address, or 0 when the monitor is free,
+ * with CFA_MONITOR_QUEUED set while a request may wait in its queues.
+ * A mutex call takes a free monitor and lets go of an unqueued one with
+ * one compare-and-swap each and no lock: any other change of `owner`,
+ * and every change of the queues and `acceptor`, happens under `lock`. */
+#define CFA_MONITOR_QUEUED ((uintptr_t)1)
+
 struct cfa_monitor {
-    _Atomic int              lock;       /* guards every field below */
-    struct cfa_thread       *owner;
-    unsigned                 recursion;  /* owner's nesting; 0 = granted, not yet entered */
+    _Atomic uintptr_t        owner;      /* thread | CFA_MONITOR_QUEUED; 0 = free */
+    unsigned                 nested;     /* owner's calls beyond the first; 0 when free */
+    _Atomic int              lock;       /* guards the fields below */
     struct cfa_monitor_link *entry_head, *entry_tail;
     struct cfa_monitor_link *urgent_head, *urgent_tail;
     struct cfa_accept       *acceptor;   /* owner blocked in waitfor on this monitor */
@@ -50,13 +57,8 @@ struct cfa_mutex_group {
     struct cfa_thread      *thread;     /* the caller */
 };
 
-/* Prologue of a mutex call: `monitors` (an array of n pointers owned by the
- * caller, sorted in place) are acquired, blocking the calling thread. `func`
- * identifies the function for waitfor (its address). */
-void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors, unsigned n,
-                     const void *func);
-/* Epilogue: releases what cfa_mutex_enter acquired. */
-void cfa_mutex_leave(struct cfa_mutex_group *g);
+/* The prologue and epilogue of a mutex call, cfa_mutex_enter and
+ * cfa_mutex_leave, are inline: cfa/mutex_call.h. */
 
 /* Internal scheduling. wait releases every monitor of the current mutex
  * call and blocks until signalled, then reacquires them before any

@@ -11,6 +11,7 @@
 #include <cfa/coroutine.h>
 #include <cfa/thread.h>
 #include <cfa/monitor.h>
+#include <cfa/mutex_call.h>
 #include <cfa/cluster.h>
 #include <cfa/processor.h>
 #include <cfa/sleep.h>

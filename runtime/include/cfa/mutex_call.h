@@ -1,0 +1,160 @@
+/* cfa/mutex_call.h: the hot path of a mutex call, inline in its caller.
+ *
+ * cfacc lowers a function with mutex parameters to
+ *
+ *     struct cfa_mutex_group g __attribute__((cleanup(cfa_mutex_leave)));
+ *     cfa_mutex_enter(&g, monitors, n, func);
+ *
+ * With n a constant, sorting two or four monitors is a sorting network,
+ * taking a free monitor one compare-and-swap, and letting go of one that
+ * nobody waits for one atomic subtract, with no call: a mutex call costs
+ * its atomics, like Go's inlined sync.Mutex. Everything else (a monitor
+ * held by another thread, a waiter to hand over to, waitfor) is out of
+ * line in monitor.c, whose header comment gives the protocol and the
+ * invariants on `owner` that these two paths rely on.
+ *
+ * x86-64 only, like the context switch.
+ */
+#ifndef CFA_MUTEX_CALL_H
+#define CFA_MUTEX_CALL_H
+
+#include <cfa/monitor.h>
+#include <cfa/thread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The processor the calling kernel thread runs, NULL on one that is not a
+ * processor. Its first member is the user thread it runs (the runtime
+ * asserts so). Read through asm volatile with a memory clobber: a user
+ * thread can migrate between kernel threads across any call, so the
+ * compiler must not keep the thread-local address in a register. */
+struct cfa_processor_state;
+extern __thread struct cfa_processor_state *cfa_tls_processor
+    __attribute__((tls_model("initial-exec")));
+
+static inline struct cfa_processor_state *cfa_this_processor_state(void)
+{
+    struct cfa_processor_state *p;
+    __asm__ volatile("movq cfa_tls_processor@gottpoff(%%rip), %0\n\t"
+                     "movq %%fs:(%0), %0" : "=r"(p) : : "memory");
+    return p;
+}
+
+static inline struct cfa_thread *cfa_this_thread(void)
+{
+    struct cfa_processor_state *p = cfa_this_processor_state();
+    return p ? *(struct cfa_thread **)p : NULL;
+}
+
+/* Out of line (monitor.c). */
+void cfa_mutex_outside_thread(void) __attribute__((noreturn, cold));
+void cfa_mutex_enter_slow(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned from);
+void cfa_monitor_release_slow(struct cfa_monitor *m);
+unsigned cfa_sort_monitors_any(struct cfa_monitor **m, unsigned n);
+
+static inline void cfa_order_monitors(struct cfa_monitor **a, struct cfa_monitor **b)
+{
+    struct cfa_monitor *x = *a, *y = *b;
+    *a = x < y ? x : y; /* branch-free: the order of the arguments is data */
+    *b = x < y ? y : x;
+}
+
+/* Sorts by address and drops duplicates; returns the new count. */
+static inline unsigned cfa_sort_monitors(struct cfa_monitor **m, unsigned n)
+{
+    if (n == 2) {
+        cfa_order_monitors(&m[0], &m[1]);
+    } else if (n == 4) {
+        cfa_order_monitors(&m[0], &m[1]);
+        cfa_order_monitors(&m[2], &m[3]);
+        cfa_order_monitors(&m[0], &m[2]);
+        cfa_order_monitors(&m[1], &m[3]);
+        cfa_order_monitors(&m[1], &m[2]);
+    } else {
+        return n < 2 ? n : cfa_sort_monitors_any(m, n);
+    }
+    unsigned k = 1;
+    for (unsigned i = 1; i < n; i++)
+        if (m[k - 1] != m[i])
+            m[k++] = m[i];
+    return k;
+}
+
+/* Takes m if it is free (one CAS; `nested` is already 0) or this thread
+ * holds it (nobody else writes our own address into `owner`). */
+static inline bool cfa_monitor_try_acquire(struct cfa_thread *self, struct cfa_monitor *m)
+{
+    uintptr_t word = 0;
+    if (__builtin_expect(atomic_compare_exchange_strong_explicit(&m->owner, &word, (uintptr_t)self,
+                                                                 memory_order_acquire,
+                                                                 memory_order_relaxed), 1))
+        return true;
+    if ((word & ~CFA_MONITOR_QUEUED) != (uintptr_t)self)
+        return false;
+    m->nested++;
+    return true;
+}
+
+/* Prologue of a mutex call: `monitors` (an array of n pointers owned by the
+ * caller, sorted in place) are acquired, blocking the calling thread. `func`
+ * identifies the function for waitfor (its address). */
+static inline void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors,
+                                   unsigned n, const void *func)
+{
+    struct cfa_thread *self = cfa_this_thread();
+    if (__builtin_expect(!self, 0))
+        cfa_mutex_outside_thread();
+    unsigned count, i = 0;
+    if (n == 2) {
+        /* In registers: the array is written after the atomics. */
+        struct cfa_monitor *x = monitors[0], *y = monitors[1];
+        struct cfa_monitor *lo = x < y ? x : y, *hi = x < y ? y : x;
+        count = 1 + (lo != hi);
+        if (cfa_monitor_try_acquire(self, lo)) {
+            i = 1;
+            if (count == 2 && cfa_monitor_try_acquire(self, hi))
+                i = 2;
+        }
+        monitors[0] = lo;
+        monitors[1] = hi;
+    } else {
+        count = cfa_sort_monitors(monitors, n);
+        while (i < count && cfa_monitor_try_acquire(self, monitors[i]))
+            i++;
+    }
+    /* After the atomics: a locked instruction waits for earlier stores. */
+    g->monitors = monitors;
+    g->count = count;
+    g->func = func;
+    g->thread = self;
+    if (__builtin_expect(i < count, 0))
+        cfa_mutex_enter_slow(self, g, i);
+    g->outer = self->mutex_group;
+    self->mutex_group = g;
+}
+
+/* Epilogue: releases what cfa_mutex_enter acquired. Subtracting our own
+ * address frees a monitor nobody queued on; with CFA_MONITOR_QUEUED set
+ * the result is not 0 and the monitor is handed over under its lock. */
+static inline void cfa_mutex_leave(struct cfa_mutex_group *g)
+{
+    uintptr_t self = (uintptr_t)g->thread;
+    for (unsigned i = g->count; i-- > 0;) {
+        struct cfa_monitor *m = g->monitors[i];
+        if (m->nested)
+            m->nested--;
+        else if (__builtin_expect(atomic_fetch_sub_explicit(&m->owner, self, memory_order_release) != self, 0))
+            cfa_monitor_release_slow(m);
+    }
+    g->thread->mutex_group = g->outer;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
