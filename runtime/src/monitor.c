@@ -117,11 +117,13 @@ static void set_owner_locked(struct cfa_monitor *m, struct cfa_thread *t)
     atomic_store_explicit(&m->owner, word, memory_order_release);
 }
 
-/* A request was queued on m (locked) while its owner runs: only the owner
- * can change `owner` meanwhile, and it is this thread. */
-static void mark_queued_locked(struct cfa_monitor *m)
+/* The owner (this thread) queued a request on m (locked): nobody else can
+ * change `owner` now (a waiter's CAS needs the lock), so a plain store
+ * does, where a locked instruction would cost the signal path. */
+static void mark_queued_by_owner(struct cfa_monitor *m)
 {
-    atomic_fetch_or_explicit(&m->owner, CFA_MONITOR_QUEUED, memory_order_relaxed);
+    uintptr_t word = atomic_load_explicit(&m->owner, memory_order_relaxed);
+    atomic_store_explicit(&m->owner, word | CFA_MONITOR_QUEUED, memory_order_relaxed);
 }
 
 /* ---- queues ------------------------------------------------------------- */
@@ -225,7 +227,7 @@ static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_
 }
 
 /* The owner of m (locked) lets go of it entirely. */
-static void release_locked(struct cfa_monitor *m, struct wake_list *w)
+static inline __attribute__((always_inline)) void release_locked(struct cfa_monitor *m, struct wake_list *w)
 {
     struct cfa_monitor_link *l = queue_pop(&m->urgent_head, &m->urgent_tail);
     if (!l)
@@ -331,6 +333,21 @@ static void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g, uns
 {
     struct cfa_monitor *m = g->monitors[i];
     spin_lock(&m->lock);
+    int clause;
+    struct cfa_accept *a = m->acceptor; /* set only while its owner waits in waitfor */
+    if (a && accepts(a, m, g->func, &clause)) {
+        int open = ACCEPT_OPEN;
+        if (atomic_compare_exchange_strong(&a->state, &open, ACCEPT_CLAIMED)) {
+            a->fired = clause;
+            m->acceptor = NULL;
+            accept_hand_off(a, m, self, g, i, false);
+            /* Not touched after this store: the acceptor may return once
+             * we let go of m. */
+            atomic_store_explicit(&a->state, ACCEPT_TAKEN, memory_order_release);
+            spin_unlock(&m->lock);
+            return;
+        }
+    }
     uintptr_t word = atomic_load_explicit(&m->owner, memory_order_relaxed);
     for (;;) {
         if (word == 0) {
@@ -345,21 +362,6 @@ static void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g, uns
             break; /* the owner's lock-free release now fails: it will hand m over */
         }
     }
-    int clause;
-    struct cfa_accept *a = m->acceptor;
-    if (a && accepts(a, m, g->func, &clause)) {
-        int open = ACCEPT_OPEN;
-        if (atomic_compare_exchange_strong(&a->state, &open, ACCEPT_CLAIMED)) {
-            a->fired = clause;
-            m->acceptor = NULL;
-            accept_hand_off(a, m, self, g, i, false);
-            /* Not touched after this store: the acceptor may return once
-             * we let go of m. */
-            atomic_store_explicit(&a->state, ACCEPT_TAKEN, memory_order_release);
-            spin_unlock(&m->lock);
-            return;
-        }
-    }
     struct cfa_monitor_link link = { .index = 0 };
     struct cfa_monitor_request r = {
         .thread = self, .monitors = &g->monitors[i], .count = 1, .remaining = 1,
@@ -372,9 +374,11 @@ static void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g, uns
     park_until_granted(&r, g->func == cfa_join_function ? "join" : "mutex entry");
 }
 
+/* Monitor `from` of g could not be taken inline; takes it and the rest. */
 void cfa_mutex_enter_slow(struct cfa_thread *self, struct cfa_mutex_group *g, unsigned from)
 {
-    for (unsigned i = from; i < g->count; i++)
+    acquire_slow(self, g, from);
+    for (unsigned i = from + 1; i < g->count; i++)
         if (!cfa_monitor_try_acquire(self, g->monitors[i]))
             acquire_slow(self, g, i);
 }
@@ -469,7 +473,7 @@ bool cfa_signal(struct cfa_condition *c)
         struct cfa_monitor *m = r->monitors[i];
         spin_lock(&m->lock);
         queue_append(&m->urgent_head, &m->urgent_tail, &r->links[i]);
-        mark_queued_locked(m);
+        mark_queued_by_owner(m);
         spin_unlock(&m->lock);
     }
     return true;

@@ -8,7 +8,9 @@
  * Errors (fatal, naming the thread): init with a negative count; a count
  * that would overflow.
  *
- * Invariants (under `lock`): count >= 0; count > 0 implies no waiter.
+ * P and V are one atomic instruction each while no thread has to wait
+ * (stdlib/src/semaphore.c has the protocol). A P whose call has not
+ * returned yet is served in the order it reached the waiting queue.
  * All-zero is a semaphore with no permit.
  */
 #ifndef CFA_STD_SEMAPHORE_H
@@ -21,8 +23,9 @@ extern "C" {
 #endif
 
 struct cfa_semaphore {
-    _Atomic int          lock;
-    long long            count;
+    _Atomic long long    count;   /* permits; negative: minus the Ps owed one */
+    _Atomic int          lock;    /* guards the fields below */
+    long long            handed;  /* permits given to Ps not queued yet */
     struct cfa_std_waitq waiters;
 };
 
