@@ -216,8 +216,10 @@ static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_
     struct cfa_monitor_request *r = l->request;
     m->nested = r->recursion ? r->recursion[l->index] - 1 : 0;
     set_owner_locked(m, r->thread);
-    unsigned left = 1;
-    while (!atomic_compare_exchange_weak(&r->remaining, &left, left > 1 ? left - 1 : left))
+    /* Each monitor still to come has one giver: at 1 the only one left
+     * is us, so a single-monitor request costs no locked instruction. */
+    unsigned left = atomic_load_explicit(&r->remaining, memory_order_acquire);
+    while (left > 1 && !atomic_compare_exchange_weak(&r->remaining, &left, left - 1))
         ;
     if (left == 1) {
         if (w->count == sizeof w->wakes / sizeof w->wakes[0])
