@@ -7,7 +7,7 @@
  *   pop    1. helping: every other pop picks a target lane at random,
  *             preferring its own cache instance; the following pop takes
  *             the target's head if it has waited HELP_BIAS times longer
- *             than the local lanes' expected wait;
+ *             than the local lanes' expected wait, and HELP_FLOOR_TSC;
  *          2. the older of the processor's own lanes;
  *          3. stealing: a few random lanes;
  *   search every lane under its lock (idle processors only);
@@ -56,10 +56,23 @@ enum {
      * still come from this VM's stalls (a vCPU descheduled for tens of
      * microseconds), each moving a whole ring, and Cycle on 2 processors
      * ran at 0.78-0.95 of the balanced baseline. 64 gave 0.95 but
-     * Transfer's latency went from 150-250 us to about 1 ms; a floor of
-     * 50 us on the target's expected wait did not raise throughput and
-     * let the rings drift further apart (busiest ring 2-7x the median). */
+     * Transfer's latency went from 150-250 us to about 1 ms. */
     HELP_BIAS = 8,
+    /* ...and only when that wait exceeds this many TSC cycles (about 100
+     * us at 2.6 GHz), however small the local wait. Session 5 measured
+     * what a help costs when it is a vCPU stall that aged the lane: the
+     * helped thread wakes the rest of its ring onto the helper (unpark is
+     * local), so each help migrates a ring, and the rings flow back on
+     * the next stall the other way. On this VM's worse days (its two
+     * vCPUs further apart) ~800 helps/s took Cycle on 2 processors to
+     * 0.63-0.67 of the baseline, while examining without helping cost
+     * 0.95: 300-700 us of lost work per help. Stalls rarely outlast
+     * 100 us; a lane starved by a thread that will not yield ages
+     * without bound and is still helped, ~100 us later (Transfer yield:
+     * 160 us -> 240 us with a floor of 77 us, 390 us with 154 us). A
+     * floor of 50 us, tried in session 4 on a better day, had changed
+     * nothing measurable. */
+    HELP_FLOOR_TSC = 1u << 18,
     /* A target in another cache instance is redrawn this many times. */
     CACHE_REDRAWS = 2,
     /* Weight 1/2^EMA_SHIFT of the newest wait in a lane's moving average. */
@@ -232,7 +245,7 @@ static bool worth_helping(struct ready_queue *q, struct ready_local *me, unsigne
         if (w > ours)
             ours = w;
     }
-    return theirs > ours * HELP_BIAS;
+    return theirs > HELP_FLOOR_TSC && theirs > ours * HELP_BIAS;
 }
 #endif
 
