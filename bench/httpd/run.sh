@@ -21,6 +21,14 @@ if [ ${#need[@]} -gt 0 ]; then
   sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}" >/dev/null
 fi
+# From a clean clone: the toolchain (scripts/setup.sh) and a build of the
+# tree in $BUILD; an existing build is brought up to date.
+if [ ! -f "$BUILD/build.ninja" ]; then
+  "$src/scripts/setup.sh"
+  cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
+fi
+ninja -C "$BUILD" >/dev/null
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 mkdir -p "$OUT"; tmp=$(mktemp -d); trap 'kill $pids 2>/dev/null || true; rm -rf "$tmp"' EXIT; pids=
 # nginx's workers run as an unprivileged user: mktemp -d makes a 0700
