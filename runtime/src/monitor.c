@@ -228,7 +228,8 @@ static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_
     }
 }
 
-/* The owner of m (locked) lets go of it entirely. */
+/* The owner of m (locked) lets go of it entirely. Inlined into its four
+ * callers: out of line it cost the signal benchmark 1-2 ns. */
 static inline __attribute__((always_inline)) void release_locked(struct cfa_monitor *m, struct wake_list *w)
 {
     struct cfa_monitor_link *l = queue_pop(&m->urgent_head, &m->urgent_tail);
