@@ -228,7 +228,7 @@ static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_
     }
 }
 
-/* The owner of m (locked) lets go of it entirely. Inlined into its four
+/* The owner of m (locked) lets go of it entirely. Inlined into its three
  * callers: out of line it cost the signal benchmark 1-2 ns. */
 static inline __attribute__((always_inline)) void release_locked(struct cfa_monitor *m, struct wake_list *w)
 {
