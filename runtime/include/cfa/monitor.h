@@ -30,9 +30,10 @@ struct cfa_accept;
 
 /* `owner` is the owning thread's address, or 0 when the monitor is free,
  * with CFA_MONITOR_QUEUED set while a request may wait in its queues.
- * A mutex call takes a free monitor and lets go of an unqueued one with
- * one compare-and-swap each and no lock: any other change of `owner`,
- * and every change of the queues and `acceptor`, happens under `lock`. */
+ * A mutex call takes a free monitor with one compare-and-swap and lets go
+ * of an unqueued one with one atomic subtract, and no lock: any other
+ * change of `owner`, and every change of the queues and `acceptor`,
+ * happens under `lock` (cfa/mutex_call.h, monitor.c). */
 #define CFA_MONITOR_QUEUED ((uintptr_t)1)
 
 struct cfa_monitor {

@@ -112,8 +112,8 @@ static inline void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor
     unsigned count, i = 0;
     if (n == 2) {
         /* In registers: the array is written after the atomics. */
-        struct cfa_monitor *x = monitors[0], *y = monitors[1];
-        struct cfa_monitor *lo = x < y ? x : y, *hi = x < y ? y : x;
+        struct cfa_monitor *lo = monitors[0], *hi = monitors[1];
+        cfa_order_monitors(&lo, &hi);
         count = 1 + (lo != hi);
         if (cfa_monitor_try_acquire(self, lo)) {
             i = 1;
