@@ -52,6 +52,9 @@ struct cfa_processor_state {
     struct cfa_cluster   *cluster;
     struct cfa_coroutine  sched;      /* the scheduling loop's context */
     enum post_action      post;       /* set by current before it switches out */
+    struct cfa_thread    *run_next;   /* handed the processor by a thread that
+                                       * blocks right after (thread.c) */
+    unsigned              run_next_streak; /* hand-offs since the last pop */
     _Atomic unsigned long switches;   /* threads run so far (preemption ticker) */
     unsigned long         preempt_seen; /* `switches` at the previous tick */
     struct idle_sleeper   sleeper;    /* how this processor sleeps when idle */
@@ -120,6 +123,9 @@ static inline void thread_make_ready(struct cfa_thread *t, enum push_where where
 {
     thread_make_ready_at(t, where, __builtin_ia32_rdtsc());
 }
+/* Unparks t for a caller that blocks right after: t runs next on this
+ * processor, without a trip through the ready queue (thread.c). */
+void thread_unpark_before_blocking(struct cfa_thread *t);
 
 /* processor.c */
 void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *handle,

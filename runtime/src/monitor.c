@@ -198,14 +198,19 @@ struct wake_list {
     unsigned count;
 };
 
-static void wake_all(struct wake_list *w)
+/* `then_block`: the caller blocks right after, so the last thread woken
+ * may take its processor directly (thread.c, the run-next slot). */
+static void wake_all(struct wake_list *w, bool then_block)
 {
     for (unsigned i = 0; i < w->count; i++) {
         struct pending_wake *p = &w->wakes[i];
         if (p->timed)
             cfa_unpark_timed(p->timed);
         atomic_store_explicit(&p->request->remaining, 0, memory_order_release);
-        cfa_unpark(p->thread);
+        if (then_block && i + 1 == w->count)
+            thread_unpark_before_blocking(p->thread);
+        else
+            cfa_unpark(p->thread);
     }
     w->count = 0;
 }
@@ -401,7 +406,7 @@ void cfa_monitor_release_slow(struct cfa_monitor *m)
     spin_lock(&m->lock);
     release_locked(m, &w);
     spin_unlock(&m->lock);
-    wake_all(&w);
+    wake_all(&w, false);
 }
 
 /* ---- internal scheduling ---------------------------------------------------- */
@@ -447,8 +452,10 @@ void cfa_wait(struct cfa_condition *c, uintptr_t info)
         recursion[i] = m->nested + 1;
         release_locked(m, &w);
         spin_unlock(&m->lock);
-        wake_all(&w);
+        wake_all(&w, i + 1 == n);
     }
+    /* Nobody can grant r before the threads just woken have run (they own
+     * its monitors now), so this parks: the last of them may run next. */
     park_until_granted(&r, "condition wait");
 }
 
@@ -509,7 +516,7 @@ bool cfa_signal_block(struct cfa_condition *c)
         recursion[i] = m->nested + 1;
         release_locked(m, &w);
         spin_unlock(&m->lock);
-        wake_all(&w);
+        wake_all(&w, i + 1 == n); /* as in cfa_wait: we block next */
     }
     park_until_granted(&back, "signal_block");
     return true;

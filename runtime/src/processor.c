@@ -30,6 +30,7 @@ __thread struct cfa_processor_state *cfa_tls_processor;
 _Static_assert(offsetof(struct cfa_processor_state, current) == 0,
                "cfa/mutex_call.h reads the running thread as the first word");
 
+/* `now`: the TSC, or 0 to read it only if t is made ready. */
 static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread *t, uint64_t now)
 {
     enum post_action action = p->post;
@@ -38,7 +39,7 @@ static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread 
     case POST_NONE:
         break;
     case POST_YIELD:
-        thread_make_ready_at(t, PUSH_LOCAL, now);
+        thread_make_ready_at(t, PUSH_LOCAL, now ? now : __builtin_ia32_rdtsc());
         break;
     case POST_PARK:
         /* The thread's registers are saved: an unpark may now run it. If a
@@ -46,7 +47,7 @@ static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread 
          * make the thread ready again instead of blocking. */
         atomic_store_explicit(&t->state, CFA_THREAD_BLOCKED, memory_order_relaxed);
         if (atomic_fetch_sub(&t->ticket, 1) > 0)
-            thread_make_ready_at(t, PUSH_LOCAL, now);
+            thread_make_ready_at(t, PUSH_LOCAL, now ? now : __builtin_ia32_rdtsc());
         break;
     case POST_HALT:
         thread_halted(t);
@@ -116,6 +117,18 @@ void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;
     for (;;) {
+        struct cfa_thread *next = p->run_next;
+        if (next) {
+            /* Handed over by t, which blocks (thread.c, the run-next slot):
+             * its post action, then straight to the next thread. */
+            p->run_next = NULL;
+            p->current = NULL;
+            finish_post_action(p, t, 0);
+            io_tick(p->io);
+            t = next;
+            goto run;
+        }
+        p->run_next_streak = 0;
         /* One reader section and one TSC reading serve both the post
          * action of the thread that left and the pop of the next one. */
         uint64_t now = __builtin_ia32_rdtsc();
@@ -138,6 +151,7 @@ void processor_loop(struct cfa_processor_state *p)
         }
         if (!t)
             return;
+    run:
         p->current = t;
         t->last_processor = p->handle;
         atomic_store_explicit(&t->state, CFA_THREAD_RUNNING, memory_order_relaxed);

@@ -528,6 +528,7 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->push_local += from->push_local;
     to->push_remote += from->push_remote;
     to->push_external += from->push_external;
+    to->run_next += from->run_next;
     to->pop_local += from->pop_local;
     to->pop_helped += from->pop_helped;
     to->pop_stolen += from->pop_stolen;

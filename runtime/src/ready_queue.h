@@ -62,6 +62,7 @@ struct ready_local {
     uint64_t    rng;
     struct ready_stats {
         unsigned long push_local, push_remote, push_external;
+        unsigned long run_next;   /* hand-offs that skipped the queue (thread.c) */
         unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
         unsigned long help_declined;
     } stats;
