@@ -64,6 +64,7 @@ struct cfa_processor_state {
     pthread_t             kthread;    /* as pthread_create returned it */
     pthread_t             self_kthread; /* set by the kthread itself (registry.c) */
     bool                  signalable; /* self_kthread may be signalled (registry lock) */
+    _Atomic bool          quiesce_wanted; /* one_processor.c: cleared by SIGURG's handler */
     bool                  is_main;
     void                 *altstack;   /* signal stack for the fault handler */
     struct io_context    *io;         /* its ring or fallback state (io_processor.h) */
@@ -135,11 +136,19 @@ void processor_loop(struct cfa_processor_state *p);
 /* cluster.c */
 void cluster_state_init(struct cfa_cluster_state *cs);
 
+/* one_processor.c */
+void one_processor_count_changed(unsigned processors); /* under the registry lock */
+bool one_processor_window_at(uintptr_t pc);
+/* Called by a processor's starter when it is the second: returns once
+ * `sole` can no longer run an unlocked owner-word instruction. */
+void one_processor_quiesce(struct cfa_processor_state *sole);
+
 /* registry.c: every live thread and processor, for the deadlock report and
  * the preemption ticker. */
 void registry_add_thread(struct cfa_thread *t);
 void registry_remove_thread(struct cfa_thread *t);
-void registry_add_processor(struct cfa_processor_state *p);
+/* Returns the processor that was the only one, if p is the second. */
+struct cfa_processor_state *registry_add_processor(struct cfa_processor_state *p);
 void registry_remove_processor(struct cfa_processor_state *p);
 void registry_processor_signalable(struct cfa_processor_state *p, bool yes);
 /* Walking a list: lock, follow all_next from the head, unlock. */
@@ -170,6 +179,9 @@ void deadlock_configure(void);
 
 /* preemption.c */
 void preemption_start(void);
+/* Asks p's kernel thread, by SIGURG, to clear p->quiesce_wanted where it
+ * is not inside a one-processor window; false if p takes no signals. */
+bool preemption_poke(struct cfa_processor_state *p);
 
 /* stats.c */
 void stats_configure(void);

@@ -13,7 +13,8 @@
  * code: not the runtime (its code is in the section cfa_runtime_text, see
  * the pragma at the top of each runtime file), so no runtime critical
  * section is ever cut; and not a shared library (libc's locks are not
- * safe to hold across a switch). Elsewhere the tick is dropped and the
+ * safe to hold across a switch); and not inside a one-processor window of
+ * a mutex call (cfa/mutex_call.h). Elsewhere the tick is dropped and the
  * next one tries again.
  *
  * Under the sanitizers preemption is off: TSan defers asynchronous
@@ -62,7 +63,9 @@ static bool preemptible_at(uintptr_t pc)
 {
     if (pc >= (uintptr_t)__start_cfa_runtime_text && pc < (uintptr_t)__stop_cfa_runtime_text)
         return false;
-    return pc >= program_text_low && pc < program_text_high;
+    if (pc < program_text_low || pc >= program_text_high)
+        return false;
+    return !one_processor_window_at(pc); /* see cfa/mutex_call.h */
 }
 
 static void on_preempt(int sig, siginfo_t *info, void *uc)
@@ -72,10 +75,12 @@ static void on_preempt(int sig, siginfo_t *info, void *uc)
     struct cfa_processor_state *p = this_processor();
     if (!p)
         return;
-    struct cfa_thread *t = p->current;
-    if (!t)
-        return;
     uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+    if (atomic_load_explicit(&p->quiesce_wanted, memory_order_relaxed) && !one_processor_window_at(pc))
+        atomic_store(&p->quiesce_wanted, false);
+    struct cfa_thread *t = p->current;
+    if (!t || slice_ms == 0)
+        return;
     if (!preemptible_at(pc))
         return;
     int saved_errno = errno;
@@ -103,9 +108,34 @@ static void *ticker(void *arg)
     return NULL;
 }
 
+/* Installed even with preemption off: one_processor.c pokes through it. */
+static void install_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_preempt;
+    /* NODEFER: the handler may switch away and not return on this kernel
+     * thread for a long time; SIGURG must stay deliverable here. */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGURG, &sa, NULL);
+}
+
+bool preemption_poke(struct cfa_processor_state *p)
+{
+    registry_lock_processors();
+    bool ok = p->signalable;
+    if (ok)
+        pthread_kill(p->self_kthread, SIGURG);
+    registry_unlock_processors();
+    return ok;
+}
+
 void preemption_start(void)
 {
 #if defined(CFA_TSAN) || defined(CFA_ASAN)
+    slice_ms = 0;
+    install_handler(); /* for preemption_poke only */
     return;
 #endif
     const char *env = getenv("CFA_PREEMPTION_MS");
@@ -116,17 +146,10 @@ void preemption_start(void)
             cfa_fatal("CFA_PREEMPTION_MS=%s is not a number of milliseconds", env);
         slice_ms = ms;
     }
+    install_handler();
     if (slice_ms == 0)
         return;
     dl_iterate_phdr(find_program_text, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_preempt;
-    /* NODEFER: the handler may switch away and not return on this kernel
-     * thread for a long time; SIGURG must stay deliverable here. */
-    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGURG, &sa, NULL);
     pthread_t kt;
     sigset_t all, old;
     sigfillset(&all);

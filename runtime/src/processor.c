@@ -169,7 +169,9 @@ void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *h
     idle_sleeper_init(&s->sleeper);
     ready_queue_add_processor(cl->state, s);
     atomic_fetch_add(&cl->state->nprocs, 1);
-    registry_add_processor(s);
+    struct cfa_processor_state *sole = registry_add_processor(s);
+    if (sole)
+        one_processor_quiesce(sole); /* before s's kernel thread exists */
 }
 
 static void *processor_kthread(void *arg)

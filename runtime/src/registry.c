@@ -16,6 +16,7 @@ static _Atomic int threads_lock;
 static struct cfa_thread *threads;
 static _Atomic int processors_lock;
 static struct cfa_processor_state *processors;
+static unsigned nprocessors;
 
 void registry_add_thread(struct cfa_thread *t)
 {
@@ -31,17 +32,21 @@ void registry_remove_thread(struct cfa_thread *t)
     spin_unlock(&threads_lock);
 }
 
-void registry_add_processor(struct cfa_processor_state *p)
+struct cfa_processor_state *registry_add_processor(struct cfa_processor_state *p)
 {
     spin_lock(&processors_lock);
+    struct cfa_processor_state *sole = nprocessors == 1 ? processors : NULL;
     ALL_LIST_PUSH(processors, p);
+    one_processor_count_changed(++nprocessors);
     spin_unlock(&processors_lock);
+    return sole;
 }
 
 void registry_remove_processor(struct cfa_processor_state *p)
 {
     spin_lock(&processors_lock);
     ALL_LIST_REMOVE(processors, p);
+    one_processor_count_changed(--nprocessors);
     spin_unlock(&processors_lock);
 }
 

@@ -13,6 +13,19 @@
  * line in monitor.c, whose header comment gives the protocol and the
  * invariants on `owner` that these two paths rely on.
  *
+ * One processor. While the program has exactly one processor, only one
+ * kernel thread ever touches a monitor's owner word (monitors are used by
+ * user threads only), so the compare-and-swap and the subtract need no
+ * lock prefix: a single instruction cannot be cut by the only thing that
+ * interleaves threads there, preemption. glibc does the same for
+ * pthread mutexes in a single-threaded process. Each such instruction is
+ * preceded by a test of `cfa_one_processor` inside one asm block, a
+ * *window* recorded in the section cfa_one_processor_windows; preemption
+ * never stops a thread inside a window, so no thread can test the flag,
+ * lose its processor, and run the unlocked instruction after a second
+ * processor started (runtime/src/one_processor.c has the transitions).
+ * Under ThreadSanitizer the plain atomics are used (it cannot see asm).
+ *
  * x86-64 only, like the context switch.
  */
 #ifndef CFA_MUTEX_CALL_H
@@ -49,6 +62,69 @@ static inline struct cfa_thread *cfa_this_thread(void)
 {
     struct cfa_processor_state *p = cfa_this_processor_state();
     return p ? *(struct cfa_thread **)p : NULL;
+}
+
+/* True while the program has exactly one processor (one_processor.c). */
+extern _Atomic unsigned char cfa_one_processor;
+
+#if defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define CFA_MUTEX_ATOMICS_ONLY 1
+#  endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#  define CFA_MUTEX_ATOMICS_ONLY 1
+#endif
+
+/* A window: the flag test and the unlocked instruction, [1b, 2b), as two
+ * offsets relative to where each is stored (no relocation at load time). */
+#define CFA_ONE_PROCESSOR_WINDOW                                              \
+    ".pushsection cfa_one_processor_windows, \"a\"\n\t"                      \
+    ".balign 4\n\t"                                                           \
+    ".long 1b - ., 2b - .\n\t"                                                \
+    ".popsection\n\t"
+
+/* owner: 0 -> self. True if taken; else *seen is the word found. */
+static inline bool cfa_owner_take_free(_Atomic uintptr_t *owner, uintptr_t self, uintptr_t *seen)
+{
+    uintptr_t word = 0;
+    bool taken;
+#ifdef CFA_MUTEX_ATOMICS_ONLY
+    taken = atomic_compare_exchange_strong_explicit(owner, &word, self, memory_order_acquire,
+                                                    memory_order_relaxed);
+#else
+    __asm__ volatile("1:  cmpb $0, %[one]\n\t"
+                     "    je 3f\n\t"
+                     "    cmpxchgq %[self], %[owner]\n\t"
+                     "2:  jmp 4f\n\t"
+                     "3:  lock cmpxchgq %[self], %[owner]\n\t"
+                     "4:\n\t" CFA_ONE_PROCESSOR_WINDOW
+                     : "=@ccz"(taken), [owner] "+m"(*owner), "+a"(word)
+                     : [self] "r"(self), [one] "m"(cfa_one_processor)
+                     : "memory");
+#endif
+    *seen = word;
+    return taken;
+}
+
+/* owner -= self; true if the result is not 0 (a waiter set QUEUED). */
+static inline bool cfa_owner_let_go(_Atomic uintptr_t *owner, uintptr_t self)
+{
+#ifdef CFA_MUTEX_ATOMICS_ONLY
+    return atomic_fetch_sub_explicit(owner, self, memory_order_release) != self;
+#else
+    bool queued;
+    __asm__ volatile("1:  cmpb $0, %[one]\n\t"
+                     "    je 3f\n\t"
+                     "    subq %[self], %[owner]\n\t"
+                     "2:  jmp 4f\n\t"
+                     "3:  lock subq %[self], %[owner]\n\t"
+                     "4:\n\t" CFA_ONE_PROCESSOR_WINDOW
+                     : "=@ccnz"(queued), [owner] "+m"(*owner)
+                     : [self] "r"(self), [one] "m"(cfa_one_processor)
+                     : "memory");
+    return queued;
+#endif
 }
 
 /* Out of line (monitor.c). */
@@ -89,10 +165,8 @@ static inline unsigned cfa_sort_monitors(struct cfa_monitor **m, unsigned n)
  * holds it (nobody else writes our own address into `owner`). */
 static inline bool cfa_monitor_try_acquire(struct cfa_thread *self, struct cfa_monitor *m)
 {
-    uintptr_t word = 0;
-    if (__builtin_expect(atomic_compare_exchange_strong_explicit(&m->owner, &word, (uintptr_t)self,
-                                                                 memory_order_acquire,
-                                                                 memory_order_relaxed), 1))
+    uintptr_t word;
+    if (__builtin_expect(cfa_owner_take_free(&m->owner, (uintptr_t)self, &word), 1))
         return true;
     if ((word & ~CFA_MONITOR_QUEUED) != (uintptr_t)self)
         return false;
@@ -148,7 +222,7 @@ static inline void cfa_mutex_leave(struct cfa_mutex_group *g)
         struct cfa_monitor *m = g->monitors[i];
         if (m->nested)
             m->nested--;
-        else if (__builtin_expect(atomic_fetch_sub_explicit(&m->owner, self, memory_order_release) != self, 0))
+        else if (__builtin_expect(cfa_owner_let_go(&m->owner, self), 0))
             cfa_monitor_release_slow(m);
     }
     g->thread->mutex_group = g->outer;
