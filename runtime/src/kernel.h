@@ -55,6 +55,8 @@ struct cfa_processor_state {
     struct cfa_thread    *run_next;   /* handed the processor by a thread that
                                        * blocks right after (thread.c) */
     unsigned              run_next_streak; /* hand-offs since the last pop */
+    struct pooled        *stack_cache; /* stack.c: free stacks, this processor's */
+    unsigned              stack_cached;
     _Atomic unsigned long switches;   /* threads run so far (preemption ticker) */
     unsigned long         preempt_seen; /* `switches` at the previous tick */
     struct idle_sleeper   sleeper;    /* how this processor sleeps when idle */
@@ -135,6 +137,10 @@ void processor_loop(struct cfa_processor_state *p);
 
 /* cluster.c */
 void cluster_state_init(struct cfa_cluster_state *cs);
+
+/* monitor.c: the end of a thread's main, whose call on its own monitor
+ * (g, one monitor, never nested) ends just before the thread halts. */
+void monitor_leave_then_halt(struct cfa_mutex_group *g);
 
 /* one_processor.c */
 void one_processor_count_changed(unsigned processors); /* under the registry lock */

@@ -399,14 +399,24 @@ void cfa_mutex_outside_thread(void)
 
 /* m is let go of (nested 0) and somebody may wait for it: hand it
  * over, or free it, under the lock; then wake the new owner. */
-void cfa_monitor_release_slow(struct cfa_monitor *m)
+static void release_slow(struct cfa_monitor *m, bool then_block)
 {
     struct wake_list w;
     w.count = 0; /* not an initializer: that would zero all the slots */
     spin_lock(&m->lock);
     release_locked(m, &w);
     spin_unlock(&m->lock);
-    wake_all(&w, false);
+    wake_all(&w, then_block);
+}
+
+void cfa_monitor_release_slow(struct cfa_monitor *m) { release_slow(m, false); }
+
+void monitor_leave_then_halt(struct cfa_mutex_group *g)
+{
+    struct cfa_monitor *m = g->monitors[0];
+    if (cfa_owner_let_go(&m->owner, (uintptr_t)g->thread))
+        release_slow(m, true); /* the joiner may take our processor */
+    g->thread->mutex_group = g->outer;
 }
 
 /* ---- internal scheduling ---------------------------------------------------- */

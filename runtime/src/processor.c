@@ -183,6 +183,7 @@ static void *processor_kthread(void *arg)
     io_processor_init(s);
     registry_processor_signalable(s, true);
     processor_loop(s);
+    stack_cache_flush(s);
     io_processor_fini(s);
     registry_processor_signalable(s, false);
     ready_queue_remove_processor(s->cluster->state, s);

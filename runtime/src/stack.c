@@ -4,6 +4,13 @@
  * protected; the pool's free list is threaded through the first word above
  * each guard and is touched only under pool_lock; at most POOL_LIMIT stacks
  * are kept, the rest go back to the kernel.
+ *
+ * In front of the pool, each processor keeps up to CACHE_LIMIT stacks
+ * (`stack_cache`), touched only on its kernel thread and without a lock
+ * (runtime code is never preempted, so no other thread of the processor
+ * runs meanwhile): a thread that starts right after one halted on the same
+ * processor, the common case, takes no lock. A leaving processor returns
+ * its cache to the pool (stack_cache_flush).
  */
 #include "stack.h"
 #include "context.h"
@@ -20,6 +27,7 @@ enum {
     DEFAULT_STACK = 256 * 1024,
     MIN_STACK = 16 * 1024,
     POOL_LIMIT = 1024,
+    CACHE_LIMIT = 8,
 };
 
 struct pooled { struct pooled *next; };
@@ -68,8 +76,18 @@ void stack_acquire(struct cfa_stack *s, size_t usable)
 {
     usable = usable ? round_to_page(usable < MIN_STACK ? MIN_STACK : usable) : default_usable;
     if (usable == default_usable) {
+        struct cfa_processor_state *proc = this_processor();
+        struct pooled *p = proc ? proc->stack_cache : NULL;
+        if (p) {
+            proc->stack_cache = p->next;
+            proc->stack_cached--;
+            s->map = (char *)p - CFA_STACK_GUARD;
+            s->map_size = usable + CFA_STACK_GUARD;
+            s->guard = CFA_STACK_GUARD;
+            return;
+        }
         spin_lock(&pool_lock);
-        struct pooled *p = pool;
+        p = pool;
         if (p) {
             pool = p->next;
             pool_count--;
@@ -96,6 +114,14 @@ void stack_release(struct cfa_stack *s)
 #endif
     if (s->map_size == default_usable + CFA_STACK_GUARD) {
         struct pooled *p = (struct pooled *)((char *)s->map + CFA_STACK_GUARD);
+        struct cfa_processor_state *proc = this_processor();
+        if (proc && proc->stack_cached < CACHE_LIMIT) {
+            p->next = proc->stack_cache;
+            proc->stack_cache = p;
+            proc->stack_cached++;
+            memset(s, 0, sizeof *s);
+            return;
+        }
         spin_lock(&pool_lock);
         bool keep = pool_count < POOL_LIMIT;
         if (keep) {
@@ -111,4 +137,28 @@ void stack_release(struct cfa_stack *s)
     }
     munmap(s->map, s->map_size);
     memset(s, 0, sizeof *s);
+}
+
+void stack_cache_flush(struct cfa_processor_state *proc)
+{
+    while (proc->stack_cache) {
+        struct pooled *p = proc->stack_cache;
+        proc->stack_cache = p->next;
+        proc->stack_cached--;
+        struct cfa_stack s = {
+            .map = (char *)p - CFA_STACK_GUARD,
+            .map_size = default_usable + CFA_STACK_GUARD,
+            .guard = CFA_STACK_GUARD,
+        };
+        spin_lock(&pool_lock);
+        bool keep = pool_count < POOL_LIMIT;
+        if (keep) {
+            p->next = pool;
+            pool = p;
+            pool_count++;
+        }
+        spin_unlock(&pool_lock);
+        if (!keep)
+            munmap(s.map, s.map_size);
+    }
 }

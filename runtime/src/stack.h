@@ -21,4 +21,8 @@ void stack_acquire(struct cfa_stack *s, size_t usable);
 /* Returns s to the pool or unmaps it; s is zeroed. */
 void stack_release(struct cfa_stack *s);
 
+/* Gives a leaving processor's cached stacks back to the pool. */
+struct cfa_processor_state;
+void stack_cache_flush(struct cfa_processor_state *proc);
+
 #endif
