@@ -59,13 +59,27 @@ static int find_program_text(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
+/* Statistics (CFA_STATS): relaxed counters, touched only by the handler. */
+static _Atomic unsigned long signals_seen, yields_made, dropped_in_window;
+
 static bool preemptible_at(uintptr_t pc)
 {
     if (pc >= (uintptr_t)__start_cfa_runtime_text && pc < (uintptr_t)__stop_cfa_runtime_text)
         return false;
     if (pc < program_text_low || pc >= program_text_high)
         return false;
-    return !one_processor_window_at(pc); /* see cfa/mutex_call.h */
+    if (one_processor_window_at(pc)) { /* see cfa/mutex_call.h */
+        atomic_fetch_add_explicit(&dropped_in_window, 1, memory_order_relaxed);
+        return false;
+    }
+    return true;
+}
+
+void preemption_counts(unsigned long *signals, unsigned long *yields, unsigned long *in_window)
+{
+    *signals = atomic_load(&signals_seen);
+    *yields = atomic_load(&yields_made);
+    *in_window = atomic_load(&dropped_in_window);
 }
 
 static void on_preempt(int sig, siginfo_t *info, void *uc)
@@ -81,8 +95,10 @@ static void on_preempt(int sig, siginfo_t *info, void *uc)
     struct cfa_thread *t = p->current;
     if (!t || slice_ms == 0)
         return;
+    atomic_fetch_add_explicit(&signals_seen, 1, memory_order_relaxed);
     if (!preemptible_at(pc))
         return;
+    atomic_fetch_add_explicit(&yields_made, 1, memory_order_relaxed);
     int saved_errno = errno;
     schedule_out(t, POST_YIELD);
     errno = saved_errno;

@@ -42,6 +42,10 @@ static void print_stats(void)
         print_cluster(p->cluster->name ? p->cluster->name : "(unnamed)", cs);
     }
     registry_unlock_processors();
+    unsigned long ticks, taken, in_window;
+    preemption_counts(&ticks, &taken, &in_window);
+    fprintf(stderr, "cfa stats: preemption: signals %lu, yields %lu, in a one-processor window %lu\n",
+            ticks, taken, in_window);
 }
 
 void stats_configure(void)

@@ -32,7 +32,7 @@ void cfa_semaphore_init(struct cfa_semaphore *s, long long count)
 }
 
 /* No permit was left: wait in FIFO order for one from a V. */
-static __attribute__((noinline)) void semaphore_wait(struct cfa_semaphore *sem)
+void cfa_semaphore_wait(struct cfa_semaphore *sem)
 {
     std_lock(&sem->lock);
     if (sem->handed > 0) {
@@ -43,12 +43,6 @@ static __attribute__((noinline)) void semaphore_wait(struct cfa_semaphore *sem)
     wait_in(&sem->waiters, &sem->lock, NULL, "semaphore P");
 }
 
-void cfa_semaphore_P(struct cfa_semaphore *sem)
-{
-    if (__builtin_expect(atomic_fetch_sub_explicit(&sem->count, 1, memory_order_acquire) > 0, 1))
-        return;
-    semaphore_wait(sem);
-}
 
 _Bool cfa_semaphore_try_P(struct cfa_semaphore *sem)
 {
@@ -60,9 +54,11 @@ _Bool cfa_semaphore_try_P(struct cfa_semaphore *sem)
     return false;
 }
 
-/* A P waits or is about to: hand it this permit. */
-static __attribute__((noinline)) void semaphore_hand_over(struct cfa_semaphore *sem)
+/* A P waits or is about to (old < 0): hand it this permit. */
+void cfa_semaphore_V_slow(struct cfa_semaphore *sem, long long old)
 {
+    if (old >= 0)
+        cfa_fatal("semaphore V: the count would overflow");
     struct std_wakes wakes = { 0 };
     std_lock(&sem->lock);
     struct cfa_std_waiter *w = waitq_claim(&sem->waiters);
@@ -74,16 +70,6 @@ static __attribute__((noinline)) void semaphore_hand_over(struct cfa_semaphore *
     wakes_run(&wakes);
 }
 
-void cfa_semaphore_V(struct cfa_semaphore *sem)
-{
-    long long old = atomic_fetch_add_explicit(&sem->count, 1, memory_order_release);
-    if (__builtin_expect(old >= 0, 1)) {
-        if (__builtin_expect(old == LLONG_MAX, 0))
-            cfa_fatal("semaphore V: the count would overflow");
-        return;
-    }
-    semaphore_hand_over(sem);
-}
 
 long long cfa_semaphore_count(struct cfa_semaphore *sem)
 {

@@ -8,8 +8,9 @@
  * Errors (fatal, naming the thread): init with a negative count; a count
  * that would overflow.
  *
- * P and V are one atomic instruction each while no thread has to wait
- * (stdlib/src/semaphore.c has the protocol). A P whose call has not
+ * P and V are one atomic instruction each while no thread has to wait,
+ * inline in the caller (stdlib/src/semaphore.c has the protocol and the
+ * slow paths). A P whose call has not
  * returned yet is served in the order it reached the waiting queue.
  * All-zero is a semaphore with no permit.
  */
@@ -30,10 +31,27 @@ struct cfa_semaphore {
 };
 
 void      cfa_semaphore_init(struct cfa_semaphore *s, long long count);
-void      cfa_semaphore_P(struct cfa_semaphore *s);
 _Bool     cfa_semaphore_try_P(struct cfa_semaphore *s);
-void      cfa_semaphore_V(struct cfa_semaphore *s);
 long long cfa_semaphore_count(struct cfa_semaphore *s); /* permits available now */
+
+/* Out of line (semaphore.c): P found no permit; V found Ps owed one (or
+ * an overflowing count), `old` being the count it found. */
+void cfa_semaphore_wait(struct cfa_semaphore *s);
+void cfa_semaphore_V_slow(struct cfa_semaphore *s, long long old);
+
+static inline void cfa_semaphore_P(struct cfa_semaphore *s)
+{
+    if (__builtin_expect(__atomic_fetch_sub((long long *)&s->count, 1, __ATOMIC_ACQUIRE) > 0, 1))
+        return;
+    cfa_semaphore_wait(s);
+}
+
+static inline void cfa_semaphore_V(struct cfa_semaphore *s)
+{
+    long long old = __atomic_fetch_add((long long *)&s->count, 1, __ATOMIC_RELEASE);
+    if (__builtin_expect(old < 0 || old == __LONG_LONG_MAX__, 0))
+        cfa_semaphore_V_slow(s, old);
+}
 
 #ifdef __cplusplus
 }
