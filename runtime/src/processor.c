@@ -21,10 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rounds of cheap checks an idle processor makes, after its exhaustive
- * search and before it commits to sleep: a thread made ready within a few
- * microseconds is then picked up without any system call. */
-enum { IDLE_SPIN_ROUNDS = 256 };
+/* How long an idle processor keeps making cheap checks, after its
+ * exhaustive search and before it commits to sleep, in TSC cycles (about
+ * 1 us at 2.5 GHz): a thread made ready that soon is picked up with no
+ * system call on either side. A time, not a count of rounds: a round's
+ * cost depends on the CPU's `pause` and on the number of lanes. Short,
+ * because a spin that ends in a sleep anyway takes its CPU from whoever
+ * else could run there: with a load generator on the same two cores,
+ * 85% of 5 us spins ended asleep and the server's p99 latency was
+ * 1.10-1.18x nginx's, against 0.98-1.02x at 1 us or less, while no
+ * benchmark of bench/sched, bench/stdlib or bench/io moved beyond its
+ * noise between 0 and 5 us (docs/scheduler.md, "Idle"). */
+enum { IDLE_SPIN_TSC = 2560 };
 
 __thread struct cfa_processor_state *cfa_tls_processor;
 _Static_assert(offsetof(struct cfa_processor_state, current) == 0,
@@ -99,14 +107,13 @@ static struct cfa_thread *idle(struct cfa_processor_state *p)
     }
     struct cfa_thread *t = ready_pop_exhaustive(p);
     if (!t && !atomic_load(&p->terminate)) {
-        int round = 0;
-        while (round < IDLE_SPIN_ROUNDS && !idle_notified(&p->sleeper) && !any_ready_hint(p) &&
-               !io_completion_hint(p->io) &&
-               !atomic_load_explicit(&p->terminate, memory_order_relaxed)) {
+        uint64_t spin_ends = __builtin_ia32_rdtsc() + IDLE_SPIN_TSC;
+        bool woken;
+        while (!(woken = idle_notified(&p->sleeper) || any_ready_hint(p) || io_completion_hint(p->io) ||
+                         atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&
+               __builtin_ia32_rdtsc() < spin_ends)
             cpu_relax();
-            round++;
-        }
-        if (round == IDLE_SPIN_ROUNDS)
+        if (!woken)
             idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p);
     }
     idle_unregister(&cs->idle, &p->sleeper);
