@@ -31,7 +31,7 @@ void io_start(io_future *f)
         fallback_start(f);
         return;
     }
-    if (__builtin_expect(f->req.opcode >= IO_PREAD, 0)) {
+    if (f->req.opcode >= IO_FIRST_PRECHECKED) {
         if (!io_ring_precheck(f))
             return;
         p = this_processor();

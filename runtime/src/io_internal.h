@@ -23,6 +23,7 @@ enum io_opcode {
     IO_RECV, IO_RECVMSG, IO_SPLICE,
     /* From here on, io_ring_precheck has work to do (io_uring.c). */
     IO_SEND, IO_SENDMSG, IO_PREAD, IO_PWRITE, IO_SENDFILE,
+    IO_FIRST_PRECHECKED = IO_SEND,
 };
 
 /* The kernel caps one read or write at this many bytes (MAX_RW_COUNT);
