@@ -20,10 +20,10 @@
 enum io_opcode {
     IO_READ = 1, IO_WRITE, IO_READV, IO_WRITEV,
     IO_OPENAT, IO_CLOSE, IO_FSYNC, IO_ACCEPT, IO_CONNECT,
-    IO_RECV, IO_RECVMSG, IO_SPLICE,
+    IO_SEND, IO_RECV, IO_SENDMSG, IO_RECVMSG, IO_SPLICE,
     /* From here on, io_ring_precheck has work to do (io_uring.c). */
-    IO_SEND, IO_SENDMSG, IO_PREAD, IO_PWRITE, IO_SENDFILE,
-    IO_FIRST_PRECHECKED = IO_SEND,
+    IO_PREAD, IO_PWRITE, IO_SENDFILE,
+    IO_FIRST_PRECHECKED = IO_PREAD,
 };
 
 /* The kernel caps one read or write at this many bytes (MAX_RW_COUNT);

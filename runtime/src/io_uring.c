@@ -327,18 +327,6 @@ bool io_ring_precheck(io_future *f)
             return false;
         }
         return true;
-    case IO_SEND:
-    case IO_SENDMSG: {
-        /* A send usually finds room in the socket: made now, without
-         * blocking, it costs one system call instead of a ring round trip
-         * and a park (Go's netpoller does the same). Only a full socket
-         * waits on the ring. */
-        int64_t res = io_syscall_nowait(r);
-        if (res == -EAGAIN && !(r->flags & MSG_DONTWAIT))
-            return true;
-        io_complete(f, res);
-        return false;
-    }
     case IO_SENDFILE:
         return sendfile_begin(f);
     }
