@@ -103,6 +103,21 @@ void stack_acquire(struct cfa_stack *s, size_t usable)
     map_stack(s, usable);
 }
 
+/* Keeps a free stack in the shared pool unless it is full (the caller
+ * then unmaps it). */
+static bool pool_put(struct pooled *p)
+{
+    spin_lock(&pool_lock);
+    bool keep = pool_count < POOL_LIMIT;
+    if (keep) {
+        p->next = pool;
+        pool = p;
+        pool_count++;
+    }
+    spin_unlock(&pool_lock);
+    return keep;
+}
+
 void stack_release(struct cfa_stack *s)
 {
     if (!s->map)
@@ -122,15 +137,7 @@ void stack_release(struct cfa_stack *s)
             memset(s, 0, sizeof *s);
             return;
         }
-        spin_lock(&pool_lock);
-        bool keep = pool_count < POOL_LIMIT;
-        if (keep) {
-            p->next = pool;
-            pool = p;
-            pool_count++;
-        }
-        spin_unlock(&pool_lock);
-        if (keep) {
+        if (pool_put(p)) {
             memset(s, 0, sizeof *s);
             return;
         }
@@ -145,20 +152,7 @@ void stack_cache_flush(struct cfa_processor_state *proc)
         struct pooled *p = proc->stack_cache;
         proc->stack_cache = p->next;
         proc->stack_cached--;
-        struct cfa_stack s = {
-            .map = (char *)p - CFA_STACK_GUARD,
-            .map_size = default_usable + CFA_STACK_GUARD,
-            .guard = CFA_STACK_GUARD,
-        };
-        spin_lock(&pool_lock);
-        bool keep = pool_count < POOL_LIMIT;
-        if (keep) {
-            p->next = pool;
-            pool = p;
-            pool_count++;
-        }
-        spin_unlock(&pool_lock);
-        if (!keep)
-            munmap(s.map, s.map_size);
+        if (!pool_put(p))
+            munmap((char *)p - CFA_STACK_GUARD, default_usable + CFA_STACK_GUARD);
     }
 }

@@ -9,17 +9,9 @@
 // RUN: %cc %s -I%S/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
 // CHECK: calls 240000 pairs 48000 nested 34288 overlaps 0
-#include "mutex_call.h"
+#include "counters.h"
 
-struct counter { long calls, pairs, nested; int inside; struct cfa_monitor mon; };
 enum { WORKERS = 4, ROUNDS = 60000 };
-static struct counter a, b;
-static _Atomic long overlaps;
-
-static void enter_check(struct counter *c) {
-    if (++c->inside != 1)
-        overlaps++;
-}
 
 static void bump(struct counter *c, bool nest);
 
@@ -35,15 +27,6 @@ static void bump(struct counter *c, bool nest) {
     if (nest)
         nested(c);
     c->inside--;
-}
-
-static void pair(struct counter *x, struct counter *y) {
-    MUTEX_CALL(pair, &x->mon, &y->mon);
-    enter_check(x);
-    enter_check(y);
-    x->pairs++;
-    x->inside--;
-    y->inside--;
 }
 
 struct worker { int id; struct cfa_thread thread; };

@@ -20,35 +20,18 @@
 // CHECK: flag 1 0 1 0 1
 // CHECK: windows ok
 // CHECK: calls 400000 pairs 80000 overlaps 0 transitions 20
-#include "mutex_call.h"
+#include "counters.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
-struct counter { long calls, pairs; int inside; struct cfa_monitor mon; };
 enum { WORKERS = 4, ROUNDS = 100000, TRANSITIONS = 20 };
-static struct counter a, b;
-static long overlaps;
-
-static void enter_check(struct counter *c) {
-    if (++c->inside != 1)
-        overlaps++;
-}
 
 static void bump(struct counter *c) {
     MUTEX_CALL(bump, &c->mon);
     enter_check(c);
     c->calls++;
     c->inside--;
-}
-
-static void pair(struct counter *x, struct counter *y) {
-    MUTEX_CALL(pair, &x->mon, &y->mon);
-    enter_check(x);
-    enter_check(y);
-    x->pairs++;
-    x->inside--;
-    y->inside--;
 }
 
 struct worker { int id; struct cfa_thread thread; };
