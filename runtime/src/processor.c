@@ -10,6 +10,8 @@
  * The main processor is the program's first kernel thread; its scheduling
  * loop runs on a mapped stack because main() keeps the process stack as a
  * user thread (boot.c). The others run the loop on their pthread stacks.
+ * cfa_processor_start returns once the new kernel thread has set its I/O
+ * up; cfa_processor_stop, once it has left its loop and ended.
  */
 #include "kernel.h"
 #include "spinlock.h"
@@ -18,8 +20,11 @@
 #include "io_processor.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* How long an idle processor keeps making cheap checks, after its
  * exhaustive search and before it commits to sleep, in TSC cycles (about
@@ -181,6 +186,42 @@ void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *h
         one_processor_quiesce(sole); /* before s's kernel thread exists */
 }
 
+/* A processor is started when cfa_processor_start returns: its kernel
+ * thread has set its I/O up (a ring, an eventfd; or the fallback engine,
+ * and any warning about it is printed). So a program that counts its
+ * descriptors after adding processors sees all of theirs, and the
+ * starter, not a later moment, meets a failure to set them up. */
+static void announce_up(struct cfa_processor_state *s)
+{
+    struct cfa_thread *starter = s->starter;
+    atomic_store_explicit(&s->up, 1, memory_order_release);
+    if (starter)
+        cfa_unpark(starter);
+    else
+        syscall(SYS_futex, &s->up, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Waits for the processor's kernel thread to set `flag` and then unpark
+ * the caller once. It parks at least once, even if `flag` is already set:
+ * that unpark always comes, and the permit it would leave behind would end
+ * the thread's next, unrelated park. */
+static void park_until_set(_Atomic uint32_t *flag, const char *reason)
+{
+    do
+        cfa_park_for(reason);
+    while (!atomic_load_explicit(flag, memory_order_acquire));
+}
+
+static void wait_up(struct cfa_processor_state *s)
+{
+    if (s->starter) {
+        park_until_set(&s->up, "processor start");
+        return;
+    }
+    while (!atomic_load_explicit(&s->up, memory_order_acquire))
+        syscall(SYS_futex, &s->up, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
 static void *processor_kthread(void *arg)
 {
     struct cfa_processor_state *s = arg;
@@ -189,6 +230,7 @@ static void *processor_kthread(void *arg)
     fault_thread_enter(s);
     io_processor_init(s);
     registry_processor_signalable(s, true);
+    announce_up(s);
     processor_loop(s);
     stack_cache_flush(s);
     io_processor_fini(s);
@@ -198,7 +240,7 @@ static void *processor_kthread(void *arg)
     fault_thread_leave(s);
     cfa_tls_processor = NULL;
     struct cfa_thread *stopper = s->stopper;
-    atomic_store(&s->left, true);
+    atomic_store_explicit(&s->left, 1, memory_order_release);
     cfa_unpark(stopper);
     runtime_kthread_leave();
     return NULL;
@@ -216,6 +258,7 @@ void cfa_processor_start(struct cfa_processor *p)
     if (!s)
         cfa_fatal("out of memory starting a processor");
     processor_init_state(s, p, cl);
+    s->starter = this_thread();
     p->state = s;
     /* Counted before it exists, so the deadlock check never sees a kernel
      * thread it cannot account for (it would stay silent). */
@@ -223,6 +266,7 @@ void cfa_processor_start(struct cfa_processor *p)
     int err = pthread_create(&s->kthread, NULL, processor_kthread, s);
     if (err)
         cfa_fatal("cannot start a processor's kernel thread: %s", strerror(err));
+    wait_up(s);
 }
 
 void cfa_processor_stop(struct cfa_processor *p)
@@ -246,8 +290,7 @@ void cfa_processor_stop(struct cfa_processor *p)
     ready_queue_leave_external(q);
     /* If we run on s itself, parking hands s back to its loop, which then
      * sees `terminate`, leaves and unparks us on another processor. */
-    while (!atomic_load(&s->left))
-        cfa_park_for("processor stop");
+    park_until_set(&s->left, "processor stop");
     pthread_join(s->kthread, NULL);
     registry_remove_processor(s);
     free(s);
