@@ -1,5 +1,6 @@
 /* io_wakeup.h: the one-shot wake-up of a parked thread, shared by I/O
- * futures (io_future.c) and timed parks (timer.c).
+ * futures (io_future.c), timed parks (timer.c) and a processor's start
+ * and stop (processor.c).
  *
  * A record has a state word, WAITING while its thread waits. Whoever ends
  * the wait (a completion, a timeout, a waker) first claims the record with

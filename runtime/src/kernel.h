@@ -60,12 +60,12 @@ struct cfa_processor_state {
     _Atomic unsigned long switches;   /* threads run so far (preemption ticker) */
     unsigned long         preempt_seen; /* `switches` at the previous tick */
     struct idle_sleeper   sleeper;    /* how this processor sleeps when idle */
-    struct cfa_thread    *starter;    /* unparked when this processor is up (NULL:
+    struct cfa_thread    *starter;    /* woken when this processor is up (NULL:
                                        * a kernel thread, woken by futex on `up`) */
-    _Atomic uint32_t      up;         /* its I/O is set up; set before that wake */
+    _Atomic int           up;         /* its I/O is set up (processor.c: steps) */
     _Atomic bool          terminate;  /* set by cfa_processor_stop */
-    struct cfa_thread    *stopper;    /* unparked when this processor has left */
-    _Atomic uint32_t      left;       /* the loop is over; set before that unpark */
+    struct cfa_thread    *stopper;    /* woken when this processor has left */
+    _Atomic int           left;       /* the loop is over (processor.c: steps) */
     pthread_t             kthread;    /* as pthread_create returned it */
     pthread_t             self_kthread; /* set by the kthread itself (registry.c) */
     bool                  signalable; /* self_kthread may be signalled (registry lock) */

@@ -18,6 +18,7 @@
 #include "stack.h"
 #include "context.h"
 #include "io_processor.h"
+#include "io_wakeup.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -190,36 +191,35 @@ void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *h
  * thread has set its I/O up (a ring, an eventfd; or the fallback engine,
  * and any warning about it is printed). So a program that counts its
  * descriptors after adding processors sees all of theirs, and the
- * starter, not a later moment, meets a failure to set them up. */
-static void announce_up(struct cfa_processor_state *s)
-{
-    struct cfa_thread *starter = s->starter;
-    atomic_store_explicit(&s->up, 1, memory_order_release);
-    if (starter)
-        cfa_unpark(starter);
-    else
-        syscall(SYS_futex, &s->up, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
+ * starter, not a later moment, meets a failure to set them up. It is
+ * stopped when cfa_processor_stop returns: its kernel thread has left.
+ *
+ * Each of the two steps (`up`, `left`) is a one-shot wake-up from the
+ * processor's kernel thread to the thread waiting for it (io_wakeup.h:
+ * the waiter consumes exactly that unpark, other permits survive, and the
+ * deadlock check counts the wait as pending). A starter that is a kernel
+ * thread of the program's own, not a user thread, waits on a futex. */
+enum { STEP_WAITING = 0, STEP_DONE = 1 };
 
-/* Waits for the processor's kernel thread to set `flag` and then unpark
- * the caller once. It parks at least once, even if `flag` is already set:
- * that unpark always comes, and the permit it would leave behind would end
- * the thread's next, unrelated park. */
-static void park_until_set(_Atomic uint32_t *flag, const char *reason)
+static void report_step(_Atomic int *step, struct cfa_thread *waiter)
 {
-    do
-        cfa_park_for(reason);
-    while (!atomic_load_explicit(flag, memory_order_acquire));
-}
-
-static void wait_up(struct cfa_processor_state *s)
-{
-    if (s->starter) {
-        park_until_set(&s->up, "processor start");
+    if (waiter) {
+        (void)wakeup_claim(step, STEP_WAITING, STEP_DONE); /* the only reporter: always wins */
+        wakeup_deliver(waiter, step, STEP_DONE);
         return;
     }
-    while (!atomic_load_explicit(&s->up, memory_order_acquire))
-        syscall(SYS_futex, &s->up, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    atomic_store_explicit(step, STEP_DONE, memory_order_release);
+    syscall(SYS_futex, step, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wait_step(_Atomic int *step, struct cfa_thread *waiter, const char *reason)
+{
+    if (waiter) {
+        wakeup_wait(step, STEP_WAITING, reason);
+        return;
+    }
+    while (atomic_load_explicit(step, memory_order_acquire) != STEP_DONE)
+        syscall(SYS_futex, step, FUTEX_WAIT_PRIVATE, STEP_WAITING, NULL, NULL, 0);
 }
 
 static void *processor_kthread(void *arg)
@@ -230,7 +230,7 @@ static void *processor_kthread(void *arg)
     fault_thread_enter(s);
     io_processor_init(s);
     registry_processor_signalable(s, true);
-    announce_up(s);
+    report_step(&s->up, s->starter);
     processor_loop(s);
     stack_cache_flush(s);
     io_processor_fini(s);
@@ -239,9 +239,7 @@ static void *processor_kthread(void *arg)
     atomic_fetch_sub(&s->cluster->state->nprocs, 1);
     fault_thread_leave(s);
     cfa_tls_processor = NULL;
-    struct cfa_thread *stopper = s->stopper;
-    atomic_store_explicit(&s->left, 1, memory_order_release);
-    cfa_unpark(stopper);
+    report_step(&s->left, s->stopper);
     runtime_kthread_leave();
     return NULL;
 }
@@ -266,7 +264,7 @@ void cfa_processor_start(struct cfa_processor *p)
     int err = pthread_create(&s->kthread, NULL, processor_kthread, s);
     if (err)
         cfa_fatal("cannot start a processor's kernel thread: %s", strerror(err));
-    wait_up(s);
+    wait_step(&s->up, s->starter, "processor start");
 }
 
 void cfa_processor_stop(struct cfa_processor *p)
@@ -290,7 +288,7 @@ void cfa_processor_stop(struct cfa_processor *p)
     ready_queue_leave_external(q);
     /* If we run on s itself, parking hands s back to its loop, which then
      * sees `terminate`, leaves and unparks us on another processor. */
-    park_until_set(&s->left, "processor stop");
+    wait_step(&s->left, self, "processor stop");
     pthread_join(s->kthread, NULL);
     registry_remove_processor(s);
     free(s);

@@ -2,16 +2,20 @@
 // cfa_processor_stop returns, with no trace left on the caller:
 //  - start: the new kernel thread has set its I/O up (its io_uring ring is
 //    open: one more "anon_inode:[io_uring]" descriptor, counted at once);
-//  - stop: the ring is closed, and the stopper's next park blocks (stop's
-//    wake-up leaves no permit behind that would end it early).
-// Each round starts and stops a processor while 8 threads yield, from a
-// caller that sometimes moved onto the processor it stops, then parks
-// until a helper thread wakes it 1 ms later; the park must not return
-// before the helper's flag is set.
+//  - stop: the ring is closed;
+//  - the caller's park permits are what they were: a permit given before
+//    the start survives both waits, and neither wait leaves one behind.
+// Each round gives the caller a permit, starts and stops a processor while
+// 8 threads yield (the caller sometimes moved onto the processor it
+// stops), starts a helper, and parks twice: the first park must return at
+// once (the permit from before); the helper sets its flag and unparks
+// the caller only after that park (or, the permit lost, after 1 s), and
+// the second park must return only then. Stopped, the program has one
+// processor again, so the helper runs only when the caller blocks.
 //
 // RUN: %cc %s -I%S/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
-// CHECK: start/stop 300 rounds: rings counted at once, no stray permit ok
+// CHECK: start/stop 300 rounds: rings counted at once, permits kept ok
 #include "check.h"
 #include <cfa/sleep.h>
 #include <dirent.h>
@@ -41,10 +45,11 @@ static void yielder_main(void *arg) {
     while (!atomic_load(&stop_yielding)) cfa_yield();
 }
 
-struct waker { struct cfa_thread *target; _Atomic int woke; struct cfa_thread thread; };
+struct waker { struct cfa_thread *target; _Atomic int parked_once, woke; struct cfa_thread thread; };
 static void waker_main(void *object) {
     struct waker *w = object;
-    cfa_sleep_ns(1000000);
+    int64_t give_up = cfa_clock_ns() + 1000000000;
+    while (!atomic_load(&w->parked_once) && cfa_clock_ns() < give_up) cfa_yield();
     atomic_store(&w->woke, 1);
     cfa_unpark(w->target);
 }
@@ -61,6 +66,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < ROUNDS; k++) {
             struct cfa_processor p;
             memset(&p, 0, sizeof p);
+            cfa_unpark(cfa_this_thread());   /* a permit meant for a later park */
             cfa_processor_start(&p);
             CHECK_EQ(count_rings(), base + 1);
             if (k % 2) cfa_yield();          /* may move onto p, then stop it */
@@ -68,6 +74,9 @@ int main(int argc, char **argv) {
             CHECK_EQ(count_rings(), base);
             struct waker w = { .target = cfa_this_thread() };
             cfa_thread_start(&w.thread, waker_main, &w, "Waker", 0);
+            cfa_park();
+            CHECK(!atomic_load(&w.woke), "round %d: the permit given before start/stop was lost", k);
+            atomic_store(&w.parked_once, 1);
             cfa_park();
             CHECK(atomic_load(&w.woke), "round %d: park returned before the wake-up", k);
             cfa_thread_join(&w.thread);
@@ -79,6 +88,6 @@ int main(int argc, char **argv) {
             cfa_thread_destroy(&yielders[i]);
         }
     }
-    printf("start/stop %d rounds: rings counted at once, no stray permit ok\n", ROUNDS);
+    printf("start/stop %d rounds: rings counted at once, permits kept ok\n", ROUNDS);
     return 0;
 }
