@@ -61,11 +61,11 @@ void idle_unregister(struct idle_list *l, struct idle_sleeper *s)
     spin_unlock(&l->lock);
 }
 
-void idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg)
+bool idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg)
 {
     int searching = IDLE_SEARCH;
     if (!atomic_compare_exchange_strong(&s->state, &searching, IDLE_SLEEP))
-        return; /* notified during the search (AWAKE stays): no system call on either side */
+        return false; /* notified during the search (AWAKE stays): no system call on either side */
     atomic_fetch_add_explicit(&l->sleeps, 1, memory_order_relaxed);
     if (before_block)
         before_block(arg);
@@ -76,6 +76,7 @@ void idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block
      * or the processor's io_uring (a completion or a timer; state still
      * SLEEP, which the deadlock check must not keep seeing). */
     atomic_store_explicit(&s->state, IDLE_AWAKE, memory_order_relaxed);
+    return true;
 }
 
 static void wake_sleeper(struct idle_list *l, struct idle_sleeper *s)

@@ -53,8 +53,9 @@ bool idle_try_register(struct idle_list *l, struct idle_sleeper *s);
 void idle_unregister(struct idle_list *l, struct idle_sleeper *s);
 
 /* Commits to sleep unless notified meanwhile; `before_block` runs just
- * before the system call (the deadlock check). */
-void idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg);
+ * before the system call (the deadlock check). Returns whether it made
+ * the system call (the kernel thread blocked, or at least offered to). */
+bool idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg);
 
 /* Whether s was notified since it registered (it should search again). */
 static inline bool idle_notified(struct idle_sleeper *s)

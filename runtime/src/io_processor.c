@@ -184,9 +184,11 @@ bool io_idle(struct cfa_processor_state *p)
 {
     struct io_context *io = p->io;
     unsigned n = 0;
+    ready_hold_notify(p);
     if (io->uring)
         n += io_ring_poll(io);
     int64_t e = service_timers(&n);
+    ready_release_notify(p);
     if (io->uring && io_ring_stalled(io))
         return true; /* the kernel refused SQEs (EAGAIN): retry, never sleep on them */
     if (n == 0 && e != TIMER_NONE) {

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -39,6 +40,25 @@
  * benchmark of bench/sched, bench/stdlib or bench/io moved beyond its
  * noise between 0 and 5 us (docs/scheduler.md, "Idle"). */
 enum { IDLE_SPIN_TSC = 2560 };
+
+/* OS turns. A processor shares its CPU with other kernel threads: the
+ * program's other processors, its own kernel threads, other programs (a
+ * load generator, a database). Linux gives each runnable task a slice
+ * (3 ms here) and, while the running task has slice left, a task woken on
+ * the same CPU usually waits for it. A processor that always finds work
+ * never blocks, so a task woken behind it waits a whole slice, and if it
+ * is the other end of this program's I/O (the client of a server), its
+ * answer waits too: serving a load generator on the same two cores, the
+ * server's kernel threads ran 32 times a second for more than 1 ms at a
+ * stretch, and tasks waited up to 2.8 ms for a CPU (perf sched); nginx's
+ * workers, which block in epoll_wait between batches, never ran that long.
+ * So a processor that has run for OS_TURN_TSC (about 0.4 ms at 2.5 GHz)
+ * without blocking calls sched_yield at its next scheduling decision:
+ * Linux then runs any task waiting for that CPU first, and returns at once
+ * when none waits (one system call per 0.4 ms of work: nothing the
+ * benchmarks can see). The processor's share of the CPU does not change,
+ * only when it runs. Measured: docs/scheduler.md, "OS turns". */
+enum { OS_TURN_TSC = 1u << 20 };
 
 __thread struct cfa_processor_state *cfa_tls_processor;
 _Static_assert(offsetof(struct cfa_processor_state, current) == 0,
@@ -119,16 +139,24 @@ static struct cfa_thread *idle(struct cfa_processor_state *p)
                          atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&
                __builtin_ia32_rdtsc() < spin_ends)
             cpu_relax();
-        if (!woken)
-            idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p);
+        if (!woken && idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p))
+            p->os_turn_start = __builtin_ia32_rdtsc();
     }
     idle_unregister(&cs->idle, &p->sleeper);
     return t;
 }
 
+static __attribute__((noinline)) void os_turn_end(struct cfa_processor_state *p)
+{
+    sched_yield();
+    p->rq.stats.os_yields++;
+    p->os_turn_start = __builtin_ia32_rdtsc();
+}
+
 void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;
+    p->os_turn_start = __builtin_ia32_rdtsc();
     for (;;) {
         struct cfa_thread *next = p->run_next;
         if (next) {
@@ -145,6 +173,10 @@ void processor_loop(struct cfa_processor_state *p)
         /* One reader section and one TSC reading serve both the post
          * action of the thread that left and the pop of the next one. */
         uint64_t now = __builtin_ia32_rdtsc();
+        if (__builtin_expect(now - p->os_turn_start > OS_TURN_TSC, 0)) {
+            os_turn_end(p);
+            now = p->os_turn_start;
+        }
         ready_enter(p);
         if (t) {
             p->current = NULL;

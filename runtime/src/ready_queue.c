@@ -288,11 +288,33 @@ void ready_push(struct cfa_thread *t, enum push_where where)
     } else {
         q->retired.push_external++; /* under external_lock */
     }
-    idle_notify(&cs->idle);
+    if (me && me->holding_notify)
+        me->held_pushes++;
+    else
+        idle_notify(&cs->idle);
     if (me)
         ready_leave(p);
     else
         ready_queue_leave_external(q);
+}
+
+void ready_hold_notify(struct cfa_processor_state *p)
+{
+    p->rq.holding_notify = true;
+    p->rq.held_pushes = 0;
+}
+
+void ready_release_notify(struct cfa_processor_state *p)
+{
+    struct ready_local *me = &p->rq;
+    me->holding_notify = false;
+    if (me->held_pushes > 1) {
+        ready_enter(p);
+        idle_notify(&p->cluster->state->idle);
+        ready_leave(p);
+    } else {
+        me->stats.notify_held += me->held_pushes;
+    }
 }
 
 #ifndef CFA_NO_HELPING
@@ -534,6 +556,8 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->pop_stolen += from->pop_stolen;
     to->pop_searched += from->pop_searched;
     to->help_declined += from->help_declined;
+    to->notify_held += from->notify_held;
+    to->os_yields += from->os_yields;
 }
 
 void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
@@ -571,6 +595,14 @@ void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_proce
     idle_unregister(&cs->idle, &p->sleeper);
     idle_sleeper_fini(&p->sleeper);
     write_unlock(q, nunlock, unlock);
+    /* The leaver's lanes may hold a thread whose push woke nobody
+     * (ready_hold_notify: the leaver meant to run it): now another
+     * processor must. */
+    if (ready_queue_any(q)) {
+        ready_queue_enter_external(q);
+        idle_notify(&cs->idle);
+        ready_queue_leave_external(q);
+    }
 }
 
 uint64_t ready_queue_grace_ends(struct cfa_processor_state *p, uint64_t now)

@@ -60,11 +60,15 @@ struct ready_local {
     unsigned    cache;       /* cache instance last seen for this processor */
     int         cpu;         /* CPU it last ran on */
     uint64_t    rng;
+    bool        holding_notify; /* see ready_hold_notify */
+    unsigned    held_pushes;
     struct ready_stats {
         unsigned long push_local, push_remote, push_external;
         unsigned long run_next;   /* hand-offs that skipped the queue (thread.c) */
         unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
         unsigned long help_declined;
+        unsigned long notify_held;  /* pushes that woke nobody: their processor ran them */
+        unsigned long os_yields;    /* sched_yield calls (processor.c: OS turns) */
     } stats;
 } __attribute__((aligned(64)));
 
@@ -97,6 +101,17 @@ static inline void ready_leave(struct cfa_processor_state *p);
  * processor of that cluster if there is one. Callable from any kernel
  * thread. */
 void ready_push(struct cfa_thread *t, enum push_where where);
+
+/* Between these, the pushes processor p makes wake no idle processor; the
+ * release wakes one if p made two threads ready or more. For p's
+ * scheduler, when it finds threads made ready by I/O or timers while it
+ * has nothing to run: it runs the first itself at once, and waking
+ * another processor for that one thread only moves it away (the sleeper
+ * wakes tens of microseconds later, steals it, and the connection's next
+ * request completes on the other ring). Tokio's workers follow the same
+ * rule after driving their I/O. Never held while p runs a thread. */
+void ready_hold_notify(struct cfa_processor_state *p);
+void ready_release_notify(struct cfa_processor_state *p);
 
 /* The next thread for processor p, or NULL if none was found cheaply.
  * `now` is a recent TSC reading (the caller usually has one). */

@@ -21,11 +21,12 @@
 // CHECK: cfa stats: cluster main: processors 1, lanes 2
 // CHECK-NEXT: cfa stats:   push: local {{[0-9]+}}, remote {{[0-9]+}}, external {{[0-9]+}}; run next {{[0-9]+}}
 // CHECK-NEXT: cfa stats:   pop:  local {{[0-9]+}}, helped {{[0-9]+}}, stolen {{[0-9]+}}, idle search {{[0-9]+}} (help declined {{[0-9]+}})
-// CHECK-NEXT: cfa stats:   idle: sleeps {{[0-9]+}}, notifications {{[0-9]+}}, eventfd writes {{[0-9]+}}
+// CHECK-NEXT: cfa stats:   idle: sleeps {{[0-9]+}}, notifications {{[0-9]+}}, eventfd writes {{[0-9]+}}; wake-ups held {{[0-9]+}}, os yields {{[0-9]+}}
 // VERIFY: counters agree with the 50000 yields, 55 starts and {{[0-9]+}} wake-ups performed
 // OFF: yields 50000
 // OFF-NOT: cfa stats
 #include "sched_test.h"
+#include "stats_read.h"
 
 enum { YIELDERS = 50, YIELDS = 1000, RING = 5, ITERS = 2000, STOPS = 1 };
 
@@ -72,35 +73,14 @@ static void run(void) {
            atomic_load(&made_ready), STOPS);
 }
 
-static long find(const char *text, const char *key) {
-    const char *p = strstr(text, key);
-    CHECK(p != NULL, "no \"%s\" in the output", key);
-    char *end;
-    long v = strtol(p + strlen(key), &end, 10);
-    CHECK(end != p + strlen(key), "no number after \"%s\"", key);
-    return v;
-}
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "cannot open %s", path);
-    static char bufs[2][1 << 16];
-    static int which;
-    char *b = bufs[which++ % 2];
-    size_t n = fread(b, 1, (1 << 16) - 1, f);
-    b[n] = 0;
-    fclose(f);
-    return b;
-}
-
 static void verify(const char *out_path, const char *err_path) {
-    char *out = slurp(out_path), *err = slurp(err_path);
-    long yields = find(out, "yields "), starts = find(out, "starts "), wakeups = find(out, "wakeups "),
-         stops = find(out, "stops ");
-    long procs = find(err, "processors "), lanes = find(err, "lanes ");
-    long push = find(err, "push: local ") + find(err, "remote ") + find(err, "external ");
-    long pop = find(err, "pop:  local ") + find(err, "helped ") + find(err, "stolen ") + find(err, "idle search ");
-    long notifications = find(err, "notifications "), writes = find(err, "eventfd writes ");
+    char *out = stats_slurp(out_path), *err = stats_slurp(err_path);
+    long yields = stats_find(out, "yields "), starts = stats_find(out, "starts "), wakeups = stats_find(out, "wakeups "),
+         stops = stats_find(out, "stops ");
+    long procs = stats_find(err, "processors "), lanes = stats_find(err, "lanes ");
+    long push = stats_find(err, "push: local ") + stats_find(err, "remote ") + stats_find(err, "external ");
+    long pop = stats_find(err, "pop:  local ") + stats_find(err, "helped ") + stats_find(err, "stolen ") + stats_find(err, "idle search ");
+    long notifications = stats_find(err, "notifications "), writes = stats_find(err, "eventfd writes ");
     CHECK_EQ(procs, 1);
     CHECK_EQ(lanes, 2);
     CHECK(push >= yields + starts + wakeups, "%ld pushes for %ld yields, %ld starts, %ld wake-ups", push, yields,
