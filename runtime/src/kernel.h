@@ -60,8 +60,7 @@ struct cfa_processor_state {
     _Atomic unsigned long switches;   /* threads run so far (preemption ticker) */
     unsigned long         preempt_seen; /* `switches` at the previous tick */
     struct idle_sleeper   sleeper;    /* how this processor sleeps when idle */
-    uint64_t              os_turn_start; /* TSC when its kernel thread last blocked
-                                       * or yielded (processor.c: OS turns) */
+    uint64_t              os_turn_ends; /* TSC when its turn ends (processor.c) */
     struct cfa_thread    *starter;    /* woken when this processor is up (NULL:
                                        * a kernel thread, woken by futex on `up`) */
     _Atomic int           up;         /* its I/O is set up (processor.c: steps) */

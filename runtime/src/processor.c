@@ -52,13 +52,35 @@ enum { IDLE_SPIN_TSC = 2560 };
  * server's kernel threads ran 32 times a second for more than 1 ms at a
  * stretch, and tasks waited up to 2.8 ms for a CPU (perf sched); nginx's
  * workers, which block in epoll_wait between batches, never ran that long.
- * So a processor that has run for OS_TURN_TSC (about 0.4 ms at 2.5 GHz)
- * without blocking calls sched_yield at its next scheduling decision:
- * Linux then runs any task waiting for that CPU first, and returns at once
- * when none waits (one system call per 0.4 ms of work: nothing the
- * benchmarks can see). The processor's share of the CPU does not change,
- * only when it runs. Measured: docs/scheduler.md, "OS turns". */
-enum { OS_TURN_TSC = 1u << 20 };
+ *
+ * So a processor that has run for a turn, OS_TURN_TSC (about 0.4 ms at
+ * 2.5 GHz), without blocking calls sched_yield at its next scheduling
+ * decision: Linux runs a task waiting for that CPU first, and returns at
+ * once when none waits (one system call per 0.4 ms of work: nothing the
+ * benchmarks see). A task that answers quickly (a client) gives the CPU
+ * back soon. A task that computes keeps it for its whole slice: the
+ * yield returns after OS_TURN_LONG_WAIT_TSC (about 1.7 ms) or more, and
+ * yielding to such tasks every turn would leave the processor's own
+ * threads waiting behind them (10,000 timed sleepers woke up to 400 ms late with three CPU hogs
+ * on the machine, against 40 ms without turns). After such a yield the
+ * processor does not yield for OS_TURN_BACKOFF_TSC (about 110 ms), even
+ * if it blocks meanwhile; then turns start again. (Serving a client on
+ * the same cores, 88% of the yields returned within 0.1 ms and none after
+ * more than 1.7 ms.) Measured: docs/scheduler.md, "OS turns". */
+enum {
+    OS_TURN_TSC = 1u << 20,
+    OS_TURN_LONG_WAIT_TSC = 1u << 22,
+    OS_TURN_BACKOFF_TSC = 1u << 28,
+};
+
+/* The kernel thread blocked: a new turn starts, unless the processor is
+ * backing off (its turn then ends as planned). */
+static void os_turn_restart(struct cfa_processor_state *p)
+{
+    uint64_t ends = __builtin_ia32_rdtsc() + OS_TURN_TSC;
+    if (ends > p->os_turn_ends)
+        p->os_turn_ends = ends;
+}
 
 __thread struct cfa_processor_state *cfa_tls_processor;
 _Static_assert(offsetof(struct cfa_processor_state, current) == 0,
@@ -140,23 +162,27 @@ static struct cfa_thread *idle(struct cfa_processor_state *p)
                __builtin_ia32_rdtsc() < spin_ends)
             cpu_relax();
         if (!woken && idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p))
-            p->os_turn_start = __builtin_ia32_rdtsc();
+            os_turn_restart(p);
     }
     idle_unregister(&cs->idle, &p->sleeper);
     return t;
 }
 
-static __attribute__((noinline)) void os_turn_end(struct cfa_processor_state *p)
+/* Out of line: once a turn. Returns the TSC when the CPU came back. */
+static __attribute__((noinline)) uint64_t os_turn_end(struct cfa_processor_state *p, uint64_t now)
 {
     sched_yield();
+    uint64_t back = __builtin_ia32_rdtsc();
+    p->os_turn_ends = back + (back - now > OS_TURN_LONG_WAIT_TSC ? OS_TURN_BACKOFF_TSC : OS_TURN_TSC);
     p->rq.stats.os_yields++;
-    p->os_turn_start = __builtin_ia32_rdtsc();
+    return back;
 }
 
 void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;
-    p->os_turn_start = __builtin_ia32_rdtsc();
+    p->os_turn_ends = 0;
+    os_turn_restart(p);
     for (;;) {
         struct cfa_thread *next = p->run_next;
         if (next) {
@@ -173,10 +199,8 @@ void processor_loop(struct cfa_processor_state *p)
         /* One reader section and one TSC reading serve both the post
          * action of the thread that left and the pop of the next one. */
         uint64_t now = __builtin_ia32_rdtsc();
-        if (__builtin_expect(now - p->os_turn_start > OS_TURN_TSC, 0)) {
-            os_turn_end(p);
-            now = p->os_turn_start;
-        }
+        if (__builtin_expect(now > p->os_turn_ends, 0))
+            now = os_turn_end(p, now);
         ready_enter(p);
         if (t) {
             p->current = NULL;

@@ -598,11 +598,10 @@ void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_proce
     /* The leaver's lanes may hold a thread whose push woke nobody
      * (ready_hold_notify: the leaver meant to run it): now another
      * processor must. */
-    if (ready_queue_any(q)) {
-        ready_queue_enter_external(q);
+    ready_queue_enter_external(q); /* the lanes may be replaced again */
+    if (ready_queue_any(q))
         idle_notify(&cs->idle);
-        ready_queue_leave_external(q);
-    }
+    ready_queue_leave_external(q);
 }
 
 uint64_t ready_queue_grace_ends(struct cfa_processor_state *p, uint64_t now)

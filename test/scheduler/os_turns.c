@@ -2,20 +2,31 @@
 // 0.4 ms without blocking calls sched_yield at its next scheduling
 // decision, so a kernel thread waiting for its CPU (a client of this
 // program, another program) runs first instead of after a whole Linux
-// slice. Four threads keep two processors busy for 300 ms, each spinning
-// a little between cfa_yield calls. Checked from CFA_STATS: the
-// processors yielded to the OS at least 50 times (at 0.4 ms per turn,
-// about 1,500 are expected; without OS turns, none), and at fewer than
-// one decision in 20 (a turn holds hundreds of decisions: a processor
-// that yielded at each would pay a system call per thread switch).
+// slice; after a yield that kept it off the CPU for over 1.7 ms, it backs
+// off (no yield for about 110 ms). Four threads keep two processors busy
+// for 300 ms, each spinning a little between cfa_yield calls; checked
+// from CFA_STATS:
+//   alone: the processors yielded to the OS at least twice (at 0.4 ms per
+//   turn, about 1,500 times on an idle machine; without OS turns, never),
+//   and at fewer than one decision in 20 (a turn holds hundreds of
+//   decisions: a processor that yielded at each would pay a system call
+//   per thread switch);
+//   with CPU hogs (two pthreads per CPU spinning): at most 20 yields in
+//   all (backing off, two processors make about 10; yielding every turn
+//   to tasks that keep the CPU for their whole slice, about 100).
 //
 // RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
-// RUN: env CFA_STATS=1 %timeout %t 1 run > %t.out 2> %t.err
-// RUN: %timeout %t 1 verify %t.out %t.err | FileCheck %s
-// CHECK: busy 300 ms on 2 processors: yielded to the OS, not at every decision
+// RUN: env CFA_STATS=1 %timeout %t 1 alone > %t.out 2> %t.err
+// RUN: %timeout %t 1 verify alone %t.out %t.err | FileCheck %s
+// RUN: env CFA_STATS=1 %timeout %t 1 hogs > %t.hogs.out 2> %t.hogs.err
+// RUN: %timeout %t 1 verify hogs %t.hogs.out %t.hogs.err | FileCheck %s --check-prefix=HOGS
+// CHECK: alone, busy 300 ms on 2 processors: yielded to the OS, not at every decision
+// HOGS: with CPU hogs, busy 300 ms on 2 processors: backed off
 #include "sched_test.h"
 #include "stats_read.h"
+#include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { SPINNERS = 4, BUSY_MS = 300 };
 
@@ -40,7 +51,22 @@ static void spinner(void *arg) {
     atomic_fetch_add(&decisions, mine);
 }
 
-static void run(void) {
+static _Atomic bool hogs_stop;
+
+static void *hog(void *arg) {
+    (void)arg;
+    while (!atomic_load_explicit(&hogs_stop, memory_order_relaxed))
+        ;
+    return NULL;
+}
+
+static void run(bool with_hogs) {
+    enum { MAX_HOGS = 64 };
+    pthread_t hogs[MAX_HOGS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN), nhogs = 0;
+    if (with_hogs)
+        for (; nhogs < 2 * cpus && nhogs < MAX_HOGS; nhogs++)
+            CHECK_EQ(pthread_create(&hogs[nhogs], NULL, hog, NULL), 0);
     struct extra_procs extra;
     procs_start(&extra, 2);
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -51,21 +77,29 @@ static void run(void) {
     for (int i = 0; i < SPINNERS; i++) cfa_thread_start(&th[i], spinner, NULL, "Spinner", 0);
     for (int i = 0; i < SPINNERS; i++) cfa_thread_join(&th[i]);
     procs_stop(&extra);
+    atomic_store(&hogs_stop, true);
+    for (long i = 0; i < nhogs; i++) CHECK_EQ(pthread_join(hogs[i], NULL), 0);
     printf("decisions %ld\n", atomic_load(&decisions));
 }
 
-static void verify(const char *out_path, const char *err_path) {
+static void verify(bool with_hogs, const char *out_path, const char *err_path) {
     char *out = stats_slurp(out_path), *err = stats_slurp(err_path);
     long made = stats_find(out, "decisions "), yields = stats_find(err, "os yields ");
-    CHECK(yields >= 50, "%ld yields to the OS in %d ms of work", yields, BUSY_MS);
+    if (with_hogs) {
+        CHECK(yields <= 20, "%ld yields to the OS in %d ms among CPU hogs", yields, BUSY_MS);
+        printf("with CPU hogs, busy %d ms on 2 processors: backed off\n", BUSY_MS);
+        return;
+    }
+    CHECK(yields >= 2, "%ld yields to the OS in %d ms of work", yields, BUSY_MS);
     CHECK(yields * 20 < made, "%ld yields to the OS for %ld scheduling decisions", yields, made);
-    printf("busy %d ms on 2 processors: yielded to the OS, not at every decision\n", BUSY_MS);
+    printf("alone, busy %d ms on 2 processors: yielded to the OS, not at every decision\n", BUSY_MS);
 }
 
 int main(int argc, char **argv) {
-    CHECK(argc > 2, "usage: os_turns 1 run | os_turns 1 verify OUT ERR");
-    if (!strcmp(argv[2], "run")) run();
-    else if (!strcmp(argv[2], "verify") && argc > 4) verify(argv[3], argv[4]);
+    CHECK(argc > 2, "usage: os_turns 1 alone|hogs | os_turns 1 verify alone|hogs OUT ERR");
+    if (!strcmp(argv[2], "alone")) run(false);
+    else if (!strcmp(argv[2], "hogs")) run(true);
+    else if (!strcmp(argv[2], "verify") && argc > 5) verify(!strcmp(argv[3], "hogs"), argv[4], argv[5]);
     else CHECK(0, "unknown mode %s", argv[2]);
     return 0;
 }
