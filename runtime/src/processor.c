@@ -61,8 +61,9 @@ enum { IDLE_SPIN_TSC = 2560 };
  * back soon. A task that computes keeps it for its whole slice: the
  * yield returns after OS_TURN_LONG_WAIT_TSC (about 1.7 ms) or more, and
  * yielding to such tasks every turn would leave the processor's own
- * threads waiting behind them (10,000 timed sleepers woke up to 400 ms late with three CPU hogs
- * on the machine, against 40 ms without turns). After such a yield the
+ * threads waiting behind them (with three CPU hogs on the machine, 10,000
+ * timed sleepers woke 350-415 ms late, against 23-39 ms without turns
+ * and 9-34 ms with the back-off). After such a yield the
  * processor does not yield for OS_TURN_BACKOFF_TSC (about 110 ms), even
  * if it blocks meanwhile; then turns start again. (Serving a client on
  * the same cores, 88% of the yields returned within 0.1 ms and none after
@@ -168,14 +169,15 @@ static struct cfa_thread *idle(struct cfa_processor_state *p)
     return t;
 }
 
-/* Out of line: once a turn. Returns the TSC when the CPU came back. */
-static __attribute__((noinline)) uint64_t os_turn_end(struct cfa_processor_state *p, uint64_t now)
+/* Out of line: once a turn. Only while p->current is NULL: a preemption
+ * signal taken in the system call must not mistake the scheduler for the
+ * thread that just left. */
+static __attribute__((noinline)) void os_turn_end(struct cfa_processor_state *p, uint64_t now)
 {
     sched_yield();
     uint64_t back = __builtin_ia32_rdtsc();
     p->os_turn_ends = back + (back - now > OS_TURN_LONG_WAIT_TSC ? OS_TURN_BACKOFF_TSC : OS_TURN_TSC);
     p->rq.stats.os_yields++;
-    return back;
 }
 
 void processor_loop(struct cfa_processor_state *p)
@@ -199,8 +201,6 @@ void processor_loop(struct cfa_processor_state *p)
         /* One reader section and one TSC reading serve both the post
          * action of the thread that left and the pop of the next one. */
         uint64_t now = __builtin_ia32_rdtsc();
-        if (__builtin_expect(now > p->os_turn_ends, 0))
-            now = os_turn_end(p, now);
         ready_enter(p);
         if (t) {
             p->current = NULL;
@@ -210,8 +210,11 @@ void processor_loop(struct cfa_processor_state *p)
         t = stop ? NULL : ready_pop(p, now);
         ready_leave(p);
         /* Here, not above: p->current is NULL, so a preemption signal
-         * taken inside the poll never mistakes the scheduler for a thread. */
+         * taken inside the poll or the OS turn's sched_yield never
+         * mistakes the scheduler for a thread. */
         io_tick(p->io);
+        if (__builtin_expect(now > p->os_turn_ends, 0))
+            os_turn_end(p, now);
         while (!t && !stop) {
             t = idle(p);
             stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
