@@ -169,15 +169,16 @@ static struct cfa_thread *idle(struct cfa_processor_state *p)
     return t;
 }
 
-/* Out of line: once a turn. Only while p->current is NULL: a preemption
- * signal taken in the system call must not mistake the scheduler for the
- * thread that just left. */
-static __attribute__((noinline)) void os_turn_end(struct cfa_processor_state *p, uint64_t now)
+/* Out of line: once a turn. Returns the TSC when the CPU came back. Only
+ * while p->current is NULL: a preemption signal taken in the system call
+ * must not mistake the scheduler for the thread that just left. */
+static __attribute__((noinline)) uint64_t os_turn_end(struct cfa_processor_state *p, uint64_t now)
 {
     sched_yield();
     uint64_t back = __builtin_ia32_rdtsc();
     p->os_turn_ends = back + (back - now > OS_TURN_LONG_WAIT_TSC ? OS_TURN_BACKOFF_TSC : OS_TURN_TSC);
     p->rq.stats.os_yields++;
+    return back;
 }
 
 void processor_loop(struct cfa_processor_state *p)
@@ -206,15 +207,20 @@ void processor_loop(struct cfa_processor_state *p)
             p->current = NULL;
             finish_post_action(p, t, now);
         }
+        if (__builtin_expect(now > p->os_turn_ends, 0)) {
+            /* Before the pop, so others may take every ready thread while
+             * the CPU is away; out of the reader section (a resize waits
+             * for it). */
+            ready_leave(p);
+            now = os_turn_end(p, now);
+            ready_enter(p);
+        }
         bool stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
         t = stop ? NULL : ready_pop(p, now);
         ready_leave(p);
         /* Here, not above: p->current is NULL, so a preemption signal
-         * taken inside the poll or the OS turn's sched_yield never
-         * mistakes the scheduler for a thread. */
+         * taken inside the poll never mistakes the scheduler for a thread. */
         io_tick(p->io);
-        if (__builtin_expect(now > p->os_turn_ends, 0))
-            os_turn_end(p, now);
         while (!t && !stop) {
             t = idle(p);
             stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
