@@ -66,7 +66,7 @@ enum { IDLE_SPIN_TSC = 2560 };
  * and 9-34 ms with the back-off). After such a yield the
  * processor does not yield for OS_TURN_BACKOFF_TSC (about 110 ms), even
  * if it blocks meanwhile; then turns start again. (Serving a client on
- * the same cores, 88% of the yields returned within 0.1 ms and none after
+ * the same cores, 87% of the yields returned within 0.1 ms and none after
  * more than 1.7 ms.) Measured: docs/scheduler.md, "OS turns". */
 enum {
     OS_TURN_TSC = 1u << 20,
