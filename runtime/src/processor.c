@@ -63,9 +63,9 @@ enum { IDLE_SPIN_TSC = 2560 };
  * yielding to such tasks every turn would leave the processor's own
  * threads waiting behind them (with three CPU hogs on the machine, 10,000
  * timed sleepers woke 350-415 ms late, against 23-39 ms without turns
- * and 9-34 ms with the back-off). After such a yield the
- * processor does not yield for OS_TURN_BACKOFF_TSC (about 110 ms), even
- * if it blocks meanwhile; then turns start again. (Serving a client on
+ * and 9-34 ms with the back-off). After such a yield the processor does
+ * not yield for OS_TURN_BACKOFF_TSC (about 110 ms), even if it blocks
+ * meanwhile; then turns start again. (Serving a client on
  * the same cores, 87% of the yields returned within 0.1 ms and none after
  * more than 1.7 ms.) Measured: docs/scheduler.md, "OS turns". */
 enum {

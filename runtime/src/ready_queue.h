@@ -67,7 +67,7 @@ struct ready_local {
         unsigned long run_next;   /* hand-offs that skipped the queue (thread.c) */
         unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
         unsigned long help_declined;
-        unsigned long notify_held;  /* pushes that woke nobody: their processor ran them */
+        unsigned long notify_held;  /* held pushes released without a notification */
         unsigned long os_yields;    /* sched_yield calls (processor.c: OS turns) */
     } stats;
 } __attribute__((aligned(64)));
