@@ -304,7 +304,11 @@ static int back_index(const struct cfa_monitor_request *back, const struct cfa_m
 /* The acceptor A (owner of m, locked by the caller) hands m to thread c,
  * and with it the monitors of c's group after position `from` that A
  * holds (locked here, in increasing order, above m). A gets each back
- * through its urgent request when c lets go of it. */
+ * through its urgent request when c lets go of it. The request goes to
+ * the front of the urgent queue, which acceptors use as a stack: if c
+ * accepts in turn, its own request goes in front of A's, so nested
+ * waitfors unwind innermost first (each returns only once the call it
+ * accepted has finished), as in Cforall and uC++. */
 static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct cfa_thread *c,
                             struct cfa_mutex_group *cg, unsigned from, bool locked_all)
 {
@@ -312,7 +316,7 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
     int i = back_index(back, m);
     back->recursion[i] = m->nested + 1;
     atomic_fetch_add(&back->remaining, 1);
-    queue_append(&m->urgent_head, &m->urgent_tail, &back->links[i]);
+    queue_push_front(&m->urgent_head, &m->urgent_tail, &back->links[i]);
     m->nested = 0;
     set_owner_locked(m, c);
     for (unsigned k = from + 1; cg && k < cg->count; k++) {
@@ -325,7 +329,7 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
         if (owner_of(m2) == a->thread) {
             back->recursion[j] = m2->nested + 1;
             atomic_fetch_add(&back->remaining, 1);
-            queue_append(&m2->urgent_head, &m2->urgent_tail, &back->links[j]);
+            queue_push_front(&m2->urgent_head, &m2->urgent_tail, &back->links[j]);
             m2->nested = NESTED_GRANTED; /* c's acquisition makes it 0 */
             set_owner_locked(m2, c);
         }
