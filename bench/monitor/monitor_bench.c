@@ -121,7 +121,8 @@ static void serve(struct server *s)
 static void server_main(void *o)
 {
     struct server *s = o;
-    struct cfa_waitfor_clause c[] = { { (const void *)serve, &s->t.self_monitor } };
+    struct cfa_monitor *m[] = { &s->t.self_monitor };
+    struct cfa_waitfor_clause c[] = { { (const void *)serve, m, 1 } };
     for (long i = 0; i < iterations; i++) cfa_waitfor(c, 1, -1, false);
 }
 

@@ -327,21 +327,27 @@ private:
   // chain, every clause statement in place, that runs twice (the
   // __cfa_waitfor helpers in the prelude):
   //
-  //   { struct cfa_waitfor_clause W_clauses[2]; unsigned W_numbers[2];
-  //     struct __cfa_waitfor W = __cfa_waitfor_begin(W_clauses, W_numbers); W_again:
-  //     if (W.done ? W.chosen == 0 : __cfa_waitfor_add(&W, 0, (const void *)(f), __cfa_monitor_of((m)))) { S0 }
-  //     else if (W.done ? W.chosen == 1 : (g) && __cfa_waitfor_add(&W, 1, ...)) { S1 }
+  //   { struct cfa_waitfor_clause W_clauses[2]; unsigned W_numbers[2]; struct cfa_monitor *W_monitors[3];
+  //     struct __cfa_waitfor W = __cfa_waitfor_begin(W_clauses, W_numbers, W_monitors); W_again:
+  //     if (W.done ? W.chosen == 0 : __cfa_waitfor_add(&W, 0, F(f), 1, (struct cfa_monitor *[]){ __cfa_monitor_of((m)) })) { S0 }
+  //     else if (W.done ? W.chosen == 1 : (g) && __cfa_waitfor_add(&W, 1, F(f2), 2, (...){ ...((a)), ...((b)) })) { S1 }
   //     else if (W.done ? W.chosen == CFA_WAITFOR_TIMEOUT : __cfa_waitfor_timeout(&W, (d))) { S2 }
+  //     else if (W.done ? W.chosen == CFA_WAITFOR_ELSE : (g2) && __cfa_waitfor_else(&W)) { S3 }
   //     else { __cfa_waitfor_run(&W); goto W_again; } }
   //
+  // F(f) is `__builtin_choose_expr(0, (f), __cfa_waitfor_unlowered())`: Clang
+  // looks f up in scope, and accepts it unresolved if it names overloaded
+  // functions; the monitor pass replaces it by the function's identity.
   // The first pass evaluates the guards, functions, monitors and timeout in
   // source order (a false guard skips its clause's expressions) and every
-  // condition is false; the final else waits and jumps back; the second pass
-  // runs the statement of the clause that fired. So the statements stay
-  // ordinary statements: break, continue and return act on the enclosing
-  // loop or function, and nothing is moved, so every token keeps its line.
-  // Each statement is braced, so an `if` in it cannot take the chain's else.
-  // `join` as the function is the thread's join (cfa_join_function).
+  // condition is false; the final else waits and jumps back (see finalElse
+  // for a statement whose clauses may all be disabled: it does nothing);
+  // the second pass runs the statement of the clause that fired. So the
+  // statements stay ordinary statements: break, continue and return act on
+  // the enclosing loop or function, and nothing is moved, so every token
+  // keeps its line. Each statement is braced, so an `if` in it cannot take
+  // the chain's else. `join` as the function is the thread's join
+  // (cfa_join_function).
   size_t desugarWaitfor(size_t I) {
     WaitforChain Chain = Statements.waitforChain(I);
     if (!Chain.IsStatement)
@@ -353,12 +359,18 @@ private:
     }
     std::string N = std::to_string(++StatementCounter);
     std::string W = "__cfa_waitfor_" + N;
-    size_t Accepts = std::count_if(Chain.Clauses.begin(), Chain.Clauses.end(),
-                                   [](const WaitforClause &C) { return C.Kind == WaitforClause::Accept; });
-    std::string Count = std::to_string(Accepts);
-    std::string Prefix = "{ struct cfa_waitfor_clause " + W + "_clauses[" + Count + "]; unsigned " + W +
-                         "_numbers[" + Count + "]; struct __cfa_waitfor " + W + " = __cfa_waitfor_begin(" + W +
-                         "_clauses, " + W + "_numbers); " + W + "_again: ";
+    size_t Accepts = 0, Monitors = 0;
+    for (const WaitforClause &C : Chain.Clauses) {
+      if (C.Kind == WaitforClause::Accept) {
+        ++Accepts;
+        Monitors += C.Commas.size();
+      }
+    }
+    std::string Prefix = "{ struct cfa_waitfor_clause " + W + "_clauses[" + std::to_string(Accepts) +
+                         "]; unsigned " + W + "_numbers[" + std::to_string(Accepts) + "]; struct cfa_monitor *" +
+                         W + "_monitors[" + std::to_string(Monitors) + "]; struct __cfa_waitfor " + W +
+                         " = __cfa_waitfor_begin(" + W + "_clauses, " + W + "_numbers, " + W + "_monitors); " + W +
+                         "_again: ";
     unsigned Anchor = Tokens[I].Offset;
     unsigned AcceptNumber = 0;
     for (size_t K = 0; K < Chain.Clauses.size(); ++K) {
@@ -384,11 +396,14 @@ private:
         // Anchored at the function's first token, as the timeout's below is
         // at the duration's: errors in the argument point there.
         addEdit(endOf(C.Open), endOf(C.Open), "&" + W + ", " + std::to_string(AcceptNumber++) +
-                                                   ", (const void *)(", Tokens[C.Open + 1].Offset);
-        if (C.Comma == C.Open + 2 && isWord(C.Open + 1, "join"))
+                                                   ", __builtin_choose_expr(0, (", Tokens[C.Open + 1].Offset);
+        if (C.Commas[0] == C.Open + 2 && isWord(C.Open + 1, "join"))
           replaceToken(C.Open + 1, "cfa_join_function");
-        replaceToken(C.Comma, "), __cfa_monitor_of((");
-        replaceToken(Close, ")))) {");
+        replaceToken(C.Commas[0], "), __cfa_waitfor_unlowered()), " + std::to_string(C.Commas.size()) +
+                                      ", (struct cfa_monitor *[]){ __cfa_monitor_of((");
+        for (size_t M = 1; M < C.Commas.size(); ++M)
+          replaceToken(C.Commas[M], ")), __cfa_monitor_of((");
+        replaceToken(Close, ")) })) {");
         break;
       case WaitforClause::Timeout:
         replaceToken(C.Keyword, Call + "__cfa_waitfor_timeout");
@@ -396,15 +411,27 @@ private:
         replaceToken(Close, "))) {");
         break;
       case WaitforClause::Else:
-        replaceToken(C.Keyword, "__cfa_waitfor_else(&" + W + ")) {");
+        replaceToken(C.Keyword, Call + "__cfa_waitfor_else(&" + W + ")) {");
         break;
       }
       bool Last = K + 1 == Chain.Clauses.size();
-      closeAfter(C.StmtEnd,
-                 Last ? " } else { __cfa_waitfor_run(&" + W + "); goto " + W + "_again; } }" : std::string(" }"),
+      closeAfter(C.StmtEnd, Last ? " } " + finalElse(Chain, W) + " }" : std::string(" }"),
                  Last ? Anchor : Tokens[C.StmtEnd].Offset);
     }
     return I; // guards, functions, monitors and statements are scanned normally
+  }
+
+  // The chain's final else: wait, then select the clause that fired. Only
+  // when every clause is guarded can nothing be enabled (the runtime then
+  // returns false and the statement does nothing); otherwise the else is
+  // an endless loop to the C compiler, as it is, so that a function whose
+  // every clause returns needs no return after the statement.
+  static std::string finalElse(const WaitforChain &Chain, const std::string &W) {
+    bool AllGuarded = std::all_of(Chain.Clauses.begin(), Chain.Clauses.end(),
+                                  [](const WaitforClause &C) { return C.When != None; });
+    if (AllGuarded)
+      return "else if (__cfa_waitfor_run(&" + W + ")) goto " + W + "_again;";
+    return "else { __cfa_waitfor_run(&" + W + "); goto " + W + "_again; }";
   }
 
   // After an error: tokens From..To are removed so that Clang reports

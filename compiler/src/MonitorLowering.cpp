@@ -15,16 +15,23 @@
 //    The cleanup attribute releases the monitors on every way out of the
 //    call (return, end of body), exactly like the RAII of objects. The
 //    function's own address identifies it for waitfor, and is the same in
-//    every translation unit. (The runtime sorts the monitors, removes
+//    every translation unit; an overloadable function is identified by its
+//    name instead, `__cfa_mutex_name(f)` (the address of an object defined
+//    weakly at the end of every unit that uses it), so that waitfor(f, m)
+//    accepts every overload. (The runtime sorts the monitors, removes
 //    duplicates and handles re-entry.)
 //  - `__cfa_monitor_of((p))` stands for p's monitor: it becomes
 //    `(struct cfa_monitor *)&((p))->__cfa_monitor`, or
 //    `...&((p))->__cfa_thread.self_monitor` for a thread (a thread is a
 //    monitor); p must point to one of these;
-//  - each waitfor clause is a call `__cfa_waitfor_add(&W, k, (const void
-//    *)(f), __cfa_monitor_of((m)))`: f must be a mutex function with a
-//    mutex parameter of m's type (or cfa_join_function, which the lexer
-//    writes for `join`: then m must be a thread).
+//  - each waitfor clause is a call `__cfa_waitfor_add(&W, k,
+//    __builtin_choose_expr(0, (f), __cfa_waitfor_unlowered()), n,
+//    (struct cfa_monitor *[]){ __cfa_monitor_of((m)), ... })`: f must name
+//    mutex functions (one, or overloads) of which one has a mutex parameter
+//    of m's type, or, with several monitors, exactly n mutex parameters of
+//    their types in order (or f is cfa_join_function, which the lexer
+//    writes for `join`: then m must be one thread). The choose expression
+//    becomes `(const void *)(f)` or `__cfa_mutex_name(f)`.
 #include "ExtensionLexer.h"
 #include "Passes.h"
 
@@ -184,8 +191,22 @@ private:
         Body->getLBracLoc(), " struct cfa_monitor *__cfa_mutex_monitors[] = {" + Monitors +
                                  " }; struct cfa_mutex_group __cfa_mutex __attribute__((cleanup(cfa_mutex_leave))); "
                                  "cfa_mutex_enter(&__cfa_mutex, __cfa_mutex_monitors, " +
-                                 std::to_string(Mutex.size()) + ", (const void *)" + Name + ");");
+                                 std::to_string(Mutex.size()) + ", " + identity(FD, Name) + ");");
   }
+
+  // What identifies function FD (emitted as Name) for waitfor.
+  std::string identity(const clang::FunctionDecl *FD, const std::string &Name) {
+    if (!FD->hasAttr<clang::OverloadableAttr>())
+      return "(const void *)" + Name;
+    NamedIdentities.insert(Name);
+    return "__cfa_mutex_name(" + Name + ")";
+  }
+
+public:
+  // Names identified by name (overloadable mutex functions) in this unit.
+  std::set<std::string> NamedIdentities;
+
+private:
 
   // `mutex` in a function type (a function pointer's parameters) has no
   // call to guard.
@@ -215,52 +236,160 @@ private:
     L.rewriter().InsertTextAfterToken(C->getRParenLoc(), Path);
   }
 
-  // The mutex parameter types of every declaration of F.
-  std::set<const clang::RecordDecl *> mutexRecords(const clang::FunctionDecl *F) {
-    std::set<const clang::RecordDecl *> Records;
-    for (const clang::FunctionDecl *D : F->redecls())
-      for (const clang::ParmVarDecl *P : D->parameters())
-        if (isMutexParameter(P, false))
-          if (const clang::RecordDecl *RD = pointeeRecord(P->getType()))
-            Records.insert(RD);
+  // The mutex parameter types of F, in order (the declarations agree).
+  static std::vector<const clang::RecordDecl *> mutexRecords(const clang::FunctionDecl *F) {
+    std::vector<const clang::RecordDecl *> Records;
+    for (const clang::ParmVarDecl *P : F->parameters())
+      if (isMutexParameter(P, false))
+        Records.push_back(pointeeRecord(P->getType()));
     return Records;
   }
 
+  static std::vector<clang::QualType> mutexTypes(const clang::FunctionDecl *F) {
+    std::vector<clang::QualType> Types;
+    for (const clang::ParmVarDecl *P : F->parameters())
+      if (isMutexParameter(P, false))
+        Types.push_back(P->getType());
+    return Types;
+  }
+
+  static std::string typeList(const std::vector<clang::QualType> &Types) {
+    std::string Out;
+    for (clang::QualType T : Types)
+      Out += (Out.empty() ? "" : ", ") + quotedType(T);
+    return "(" + Out + ")";
+  }
+
   void onWaitforClause(const clang::CallExpr *C) {
-    if (C->getNumArgs() != 4 || !L.isInUserFile(C->getBeginLoc()))
+    if (C->getNumArgs() != 5 || !L.isInUserFile(C->getBeginLoc()))
       return;
-    const clang::Expr *Function = C->getArg(2)->IgnoreParenCasts();
-    const auto *MonitorOf = llvm::dyn_cast<clang::CallExpr>(C->getArg(3)->IgnoreParenImpCasts());
-    if (!MonitorOf || MonitorOf->getNumArgs() != 1)
+    // Not IgnoreParens: it would step into the chosen operand.
+    const auto *Choice = llvm::dyn_cast<clang::ChooseExpr>(C->getArg(2)->IgnoreImpCasts());
+    const auto *List = llvm::dyn_cast<clang::CompoundLiteralExpr>(C->getArg(4)->IgnoreParenImpCasts());
+    const auto *Init = List ? llvm::dyn_cast<clang::InitListExpr>(List->getInitializer()) : nullptr;
+    if (!Choice || !Init)
       return;
-    const clang::Expr *Monitor = MonitorOf->getArg(0);
-    clang::QualType MonitorType = Monitor->getType();
-    if (monitorPath(MonitorType).empty())
-      return; // onMonitorOf reports it
-    clang::SourceLocation MonitorLoc = Monitor->IgnoreParenImpCasts()->getBeginLoc();
-    const auto *Ref = llvm::dyn_cast<clang::DeclRefExpr>(Function);
-    if (Ref && Ref->getDecl()->getName() == "cfa_join_function") {
-      if (kindOfType(MonitorType->getPointeeType()) != ExtensionKind::Thread)
-        L.error(MonitorLoc, "waitfor(join, t) accepts the join of thread t ('this' in its main), and " +
-                                quotedType(MonitorType) + " is not a pointer to a thread");
-      return;
+    // The monitors: their types, and where to point at each.
+    std::vector<clang::QualType> Types;
+    std::vector<clang::SourceLocation> Locs;
+    for (const clang::Expr *E : Init->inits()) {
+      const auto *MonitorOf = llvm::dyn_cast<clang::CallExpr>(E->IgnoreParenImpCasts());
+      if (!MonitorOf || MonitorOf->getNumArgs() != 1)
+        return;
+      const clang::Expr *Monitor = MonitorOf->getArg(0);
+      if (monitorPath(Monitor->getType()).empty())
+        return; // onMonitorOf reports it
+      Types.push_back(Monitor->getType());
+      Locs.push_back(Monitor->IgnoreParenImpCasts()->getBeginLoc());
     }
-    const auto *F = Ref ? llvm::dyn_cast<clang::FunctionDecl>(Ref->getDecl()) : nullptr;
-    if (!F) {
-      L.error(Function->getBeginLoc(), (Ref ? "'" + Ref->getDecl()->getName().str() + "' is not a function: " : "") +
-                                           std::string("waitfor needs the name of a mutex function"));
+    const clang::Expr *Function = Choice->getLHS()->IgnoreParens();
+    std::string Identity = functionIdentity(Function, Types, Locs);
+    if (Identity.empty())
       return;
-    }
-    std::set<const clang::RecordDecl *> Records = mutexRecords(F);
-    std::string Name = F->getName().str();
-    if (Records.empty()) {
-      L.error(Ref->getLocation(), "'" + Name + "' is not a mutex function: waitfor accepts calls of "
-                                               "functions with mutex parameters");
+    // `__builtin_choose_expr(0, (f), __cfa_waitfor_unlowered())` -> the identity.
+    clang::SourceManager &SM = L.sources();
+    clang::SourceLocation Begin = Choice->getBeginLoc(), End = Choice->getRParenLoc();
+    if (!Begin.isFileID() || !End.isFileID())
       return;
+    const auto *Paren = llvm::dyn_cast<clang::ParenExpr>(Choice->getLHS());
+    if (Identity == "(const void *)" && Paren) { // keep the user's tokens: (const void *)(f)
+      unsigned Head = SM.getFileOffset(Paren->getLParen()) - SM.getFileOffset(Begin);
+      unsigned Tail = SM.getFileOffset(End) - SM.getFileOffset(Paren->getRParen());
+      L.rewriter().ReplaceText(Begin, Head, Identity);
+      L.rewriter().RemoveText(Paren->getRParen().getLocWithOffset(1), Tail);
+    } else {
+      L.rewriter().ReplaceText(clang::SourceRange(Begin, End), Identity);
     }
-    if (!Records.count(pointeeRecord(MonitorType)))
-      L.error(MonitorLoc, "'" + Name + "' has no mutex parameter of type " + quotedType(MonitorType) +
-                              ": waitfor(" + Name + ", m) accepts its calls with m as a mutex argument");
+  }
+
+  // The identity of the function a waitfor clause names (checked against
+  // its monitors), "(const void *)" to keep the name as written, or "" after
+  // an error.
+  std::string functionIdentity(const clang::Expr *Function, const std::vector<clang::QualType> &Types,
+                               const std::vector<clang::SourceLocation> &Locs) {
+    std::vector<const clang::FunctionDecl *> Candidates;
+    std::string Name;
+    clang::SourceLocation NameLoc = Function->getBeginLoc();
+    if (const auto *Ref = llvm::dyn_cast<clang::DeclRefExpr>(Function)) {
+      Name = Ref->getDecl()->getName().str();
+      if (Name == "cfa_join_function") {
+        if (Types.size() != 1)
+          L.error(Locs[1], "waitfor(join, t) names one thread, the one whose join it accepts");
+        else if (kindOfType(Types[0]->getPointeeType()) != ExtensionKind::Thread)
+          L.error(Locs[0], "waitfor(join, t) accepts the join of thread t ('this' in its main), and " +
+                               quotedType(Types[0]) + " is not a pointer to a thread");
+        return "(const void *)";
+      }
+      if (const auto *F = llvm::dyn_cast<clang::FunctionDecl>(Ref->getDecl()))
+        Candidates.push_back(F);
+      else {
+        L.error(NameLoc, "'" + Name + "' is not a function: waitfor needs the name of a mutex function");
+        return "";
+      }
+    } else if (const auto *Set = llvm::dyn_cast<clang::UnresolvedLookupExpr>(Function)) {
+      Name = Set->getName().getAsString();
+      for (const clang::NamedDecl *D : Set->decls())
+        if (const auto *F = llvm::dyn_cast<clang::FunctionDecl>(D->getUnderlyingDecl()))
+          Candidates.push_back(F);
+    }
+    if (Candidates.empty()) {
+      L.error(NameLoc, "waitfor needs the name of a mutex function");
+      return "";
+    }
+    // The overloads that are mutex functions; a set of them is identified
+    // by name, which the one function without `overloadable` C allows
+    // among them would not share.
+    std::vector<const clang::FunctionDecl *> Mutex;
+    bool Plain = false;
+    for (const clang::FunctionDecl *F : Candidates) {
+      if (mutexRecords(F).empty())
+        continue;
+      Mutex.push_back(F);
+      Plain |= !F->hasAttr<clang::OverloadableAttr>();
+    }
+    if (Mutex.empty()) {
+      L.error(NameLoc, "'" + Name + "' is not a mutex function: waitfor accepts calls of "
+                                   "functions with mutex parameters");
+      return "";
+    }
+    bool Overloaded = Candidates.size() > 1 || Candidates[0]->hasAttr<clang::OverloadableAttr>();
+    if (Overloaded && Plain) {
+      L.error(NameLoc, "the mutex functions named '" + Name + "' are not all 'overloadable': waitfor "
+                       "identifies overloaded mutex functions by name; give each the attribute");
+      return "";
+    }
+    if (!checkMonitors(Name, Mutex, Types, Locs, NameLoc))
+      return "";
+    if (!Overloaded)
+      return "(const void *)";
+    NamedIdentities.insert(Name);
+    return "__cfa_mutex_name(" + Name + ")";
+  }
+
+  // One monitor: some function has a mutex parameter of its type. Several:
+  // some function's mutex parameters have their types, in order.
+  bool checkMonitors(const std::string &Name, const std::vector<const clang::FunctionDecl *> &Mutex,
+                     const std::vector<clang::QualType> &Types, const std::vector<clang::SourceLocation> &Locs,
+                     clang::SourceLocation NameLoc) {
+    std::vector<const clang::RecordDecl *> Wanted;
+    for (clang::QualType T : Types)
+      Wanted.push_back(pointeeRecord(T));
+    for (const clang::FunctionDecl *F : Mutex) {
+      std::vector<const clang::RecordDecl *> Records = mutexRecords(F);
+      if (Wanted.size() == 1 ? llvm::is_contained(Records, Wanted[0]) : Records == Wanted)
+        return true;
+    }
+    if (Types.size() == 1) {
+      L.error(Locs[0], "'" + Name + "' has no mutex parameter of type " + quotedType(Types[0]) + ": waitfor(" +
+                           Name + ", m) accepts its calls with m as a mutex argument");
+      return false;
+    }
+    std::string What = Mutex.size() > 1 ? "no overload of '" + Name + "' has the mutex parameters " + typeList(Types)
+                                         : "the mutex parameters of '" + Name + "' are " +
+                                               typeList(mutexTypes(Mutex[0])) + ", not " + typeList(Types);
+    L.error(NameLoc, What + ": waitfor(" + Name + ", a, b, ...) accepts calls whose mutex arguments are "
+                            "exactly a, b, ...");
+    return false;
   }
 };
 
@@ -274,6 +403,14 @@ void lowerMonitors(LoweringContext &L) {
   Finder.addMatcher(callExpr(callee(functionDecl(hasName("__cfa_monitor_of")))).bind("monitorOf"), &Callback);
   Finder.addMatcher(callExpr(callee(functionDecl(hasName("__cfa_waitfor_add")))).bind("clause"), &Callback);
   Finder.matchAST(L.ast());
+  // Weak: every unit that uses a name's identity defines it, and the
+  // linker keeps one.
+  std::string Definitions;
+  for (const std::string &Name : Callback.NamedIdentities)
+    Definitions += "__attribute__((weak)) const char __cfa_mutex_id_" + Name + ";\n";
+  if (!Definitions.empty())
+    L.rewriter().InsertTextAfter(L.sources().getLocForEndOfFile(L.sources().getMainFileID()),
+                                 "\n/* cfacc: the identities of overloaded mutex functions. */\n" + Definitions);
 }
 
 } // namespace cfacc

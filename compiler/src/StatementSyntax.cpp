@@ -170,11 +170,10 @@ bool StatementSyntax::parseClause(size_t &J, bool First, WaitforClause &C, Waitf
       return Fail(J, "waitfor needs a mutex function and a monitor: waitfor(f, m)");
     if (Commas[0] == J + 2)
       return Fail(Commas[0], "waitfor needs a mutex function before ','");
-    if (Commas.size() > 1)
-      return Fail(Commas[1], "waitfor accepts the calls on one monitor: waitfor(f, m)");
-    if (Commas[0] + 1 == Close)
-      return Fail(Commas[0], "waitfor needs a monitor after ','");
-    C.Comma = Commas[0];
+    for (size_t K = 0; K < Commas.size(); ++K)
+      if (Commas[K] + 1 == (K + 1 < Commas.size() ? Commas[K + 1] : Close))
+        return Fail(Commas[K], "waitfor needs a monitor after ','");
+    C.Commas = std::move(Commas);
     J = Close + 1;
   } else if (!First && Code.isWord(J, "timeout")) {
     C.Kind = WaitforClause::Timeout;
@@ -189,8 +188,6 @@ bool StatementSyntax::parseClause(size_t &J, bool First, WaitforClause &C, Waitf
   } else if (!First && Code.isWord(J, "else")) {
     C.Kind = WaitforClause::Else;
     C.Keyword = J;
-    if (C.When != None)
-      return Fail(C.When, "'else' cannot have a 'when' guard");
     J = J + 1;
   } else if (First) {
     C.Keyword = J; // timeout or else: removed with the guard after the error
@@ -198,7 +195,7 @@ bool StatementSyntax::parseClause(size_t &J, bool First, WaitforClause &C, Waitf
       C.Open = J + 1;
     return Fail(J, "a waitfor statement starts with a waitfor clause: when (cond) waitfor(f, m)");
   } else {
-    return Fail(J, C.When != None ? "expected 'waitfor' or 'timeout' after 'when (...)'"
+    return Fail(J, C.When != None ? "expected 'waitfor', 'timeout' or 'else' after 'when (...)'"
                                   : "expected a clause after 'or': waitfor, when, timeout or else");
   }
   R.IsStatement = true;
@@ -264,10 +261,6 @@ WaitforChain StatementSyntax::waitforChain(size_t I, unsigned Depth) const {
       return R;
     }
     Seen = &C;
-  }
-  if (Timeout && Else) {
-    R.Error = "'or timeout' and 'or else' cannot be combined: with else, waitfor never waits";
-    R.ErrorToken = Else->Keyword;
   }
   return R;
 }

@@ -3,10 +3,10 @@
 // tokens, before Clang parses anything:
 //
 //   mutex (a, b) { ... }
-//   [when (g)] waitfor(f, m) stmt
+//   [when (g)] waitfor(f, m [, m2 ...]) stmt
 //     or [when (g)] waitfor(f, m) stmt
 //     or [when (g)] timeout(d) stmt
-//     or else stmt
+//     or [when (g)] else stmt
 //
 // A waitfor clause's statement is any C statement (and may itself be a
 // waitfor or mutex statement), so its extent has to be known: where it ends
@@ -36,7 +36,7 @@ struct WaitforClause {
   size_t When = CodeTokens::None;    // `when` of a guard; its condition is When+1..partner
   size_t Keyword = CodeTokens::None; // `waitfor`, `timeout` or `else`
   size_t Open = CodeTokens::None;    // `(` after waitfor/timeout; its partner closes it
-  size_t Comma = CodeTokens::None;   // waitfor: the `,` between the function and the monitor
+  std::vector<size_t> Commas;        // waitfor: the `,` before each monitor
   size_t StmtBegin = CodeTokens::None, StmtEnd = CodeTokens::None; // the clause's statement
 };
 

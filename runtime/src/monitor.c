@@ -282,10 +282,34 @@ unsigned cfa_sort_monitors_any(struct cfa_monitor **m, unsigned n)
     return k;
 }
 
-static bool accepts(const struct cfa_accept *a, const struct cfa_monitor *m, const void *func, int *clause)
+/* Whether clause c accepts a call whose group is g (sorted, unique): its
+ * function, and its one monitor among g's or its monitors exactly g's. */
+static bool clause_accepts(const struct cfa_waitfor_clause *c, const struct cfa_mutex_group *g)
+{
+    if (c->func != g->func)
+        return false;
+    if (c->count == 1) {
+        for (unsigned i = 0; i < g->count; i++)
+            if (g->monitors[i] == c->monitors[0])
+                return true;
+        return false;
+    }
+    unsigned j = 0; /* c->monitors is sorted (cfa_waitfor), maybe with repeats */
+    for (unsigned i = 0; i < c->count; i++) {
+        if (i > 0 && c->monitors[i] == c->monitors[i - 1])
+            continue;
+        if (j == g->count || g->monitors[j] != c->monitors[i])
+            return false;
+        j++;
+    }
+    return j == g->count;
+}
+
+/* The first clause of a that accepts a call with group g (lexical order). */
+static bool accepts(const struct cfa_accept *a, const struct cfa_mutex_group *g, int *clause)
 {
     for (unsigned k = 0; k < a->nclauses; k++) {
-        if (a->clauses[k].monitor == m && a->clauses[k].func == func) {
+        if (clause_accepts(&a->clauses[k], g)) {
             *clause = (int)k;
             return true;
         }
@@ -347,7 +371,7 @@ static void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g, uns
     spin_lock(&m->lock);
     int clause;
     struct cfa_accept *a = m->acceptor; /* set only while its owner waits in waitfor */
-    if (a && accepts(a, m, g->func, &clause)) {
+    if (a && accepts(a, g, &clause)) {
         int open = ACCEPT_OPEN;
         if (atomic_compare_exchange_strong(&a->state, &open, ACCEPT_CLAIMED)) {
             a->fired = clause;
@@ -547,6 +571,16 @@ uintptr_t cfa_condition_front(const struct cfa_condition *c)
 
 /* ---- external scheduling ---------------------------------------------------- */
 
+unsigned cfa_monitor_entry_count(struct cfa_monitor *m)
+{
+    unsigned n = 0;
+    spin_lock(&m->lock);
+    for (struct cfa_monitor_link *l = m->entry_head; l; l = l->next)
+        n++;
+    spin_unlock(&m->lock);
+    return n;
+}
+
 static void lock_all(struct cfa_monitor **m, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
@@ -559,50 +593,95 @@ static void unlock_all(struct cfa_monitor **m, unsigned n)
         spin_unlock(&m[i]->lock);
 }
 
-/* The oldest entry request matching a clause, or NULL. Locks held. */
-static struct cfa_monitor_link *oldest_accepted(const struct cfa_waitfor_clause *clauses, unsigned n,
-                                                 int *clause, struct cfa_monitor **where)
+/* The call to accept among those queued on the monitors `owned` (locked):
+ * the oldest one of the first clause, in order, that has any (lexical
+ * priority, as in Cforall and uC++). A matching call is queued on one of
+ * them: it blocked on the first monitor of its group it could not take,
+ * and the acceptor holds every clause monitor. NULL if none. */
+static struct cfa_monitor_link *first_accepted(const struct cfa_waitfor_clause *clauses, unsigned n,
+                                                struct cfa_monitor **owned, unsigned count,
+                                                int *clause, struct cfa_monitor **where)
 {
-    struct cfa_monitor_link *best = NULL;
     for (unsigned k = 0; k < n; k++) {
-        struct cfa_monitor *m = clauses[k].monitor;
-        for (struct cfa_monitor_link *l = m->entry_head; l; l = l->next) {
-            if (l->request->func != clauses[k].func)
-                continue;
-            if (!best || l->request->arrival < best->request->arrival) {
-                best = l;
-                *clause = (int)k;
-                *where = m;
+        struct cfa_monitor_link *best = NULL;
+        for (unsigned i = 0; i < count; i++) {
+            struct cfa_monitor *m = owned[i];
+            for (struct cfa_monitor_link *l = m->entry_head; l; l = l->next) {
+                if (!clause_accepts(&clauses[k], l->request->group))
+                    continue;
+                if (!best || l->request->arrival < best->request->arrival) {
+                    best = l;
+                    *where = m;
+                }
+                break; /* later ones on this queue are younger */
             }
-            break; /* later ones on this queue are younger */
+        }
+        if (best) {
+            *clause = (int)k;
+            return best;
         }
     }
-    return best;
+    return NULL;
+}
+
+/* Sorts every clause's monitors and checks that the caller holds them;
+ * returns how many there are in all. */
+static unsigned prepare_clauses(struct cfa_thread *self, const struct cfa_waitfor_clause *clauses, unsigned n)
+{
+    unsigned total = 0;
+    for (unsigned k = 0; k < n; k++) {
+        const struct cfa_waitfor_clause *c = &clauses[k];
+        if (c->count == 0)
+            cfa_fatal("waitfor: a clause without a monitor");
+        for (unsigned i = 1; i < c->count; i++) { /* insertion sort: clauses are short */
+            struct cfa_monitor *x = c->monitors[i];
+            unsigned j = i;
+            for (; j > 0 && c->monitors[j - 1] > x; j--)
+                c->monitors[j] = c->monitors[j - 1];
+            c->monitors[j] = x;
+        }
+        for (unsigned i = 0; i < c->count; i++)
+            if (!owns(self, c->monitors[i]))
+                cfa_fatal("waitfor on a monitor the thread does not hold (waitfor must be inside a "
+                          "mutex call on it, or in the thread's own main)");
+        total += c->count;
+    }
+    return total;
+}
+
+/* Points every monitor of owned (locked) at accept, or clears the ones that
+ * still point at it (accept == NULL: `was`). */
+static void set_acceptor(struct cfa_monitor **owned, unsigned count, struct cfa_accept *accept,
+                         const struct cfa_accept *was)
+{
+    for (unsigned i = 0; i < count; i++)
+        if (accept || owned[i]->acceptor == was)
+            owned[i]->acceptor = accept;
 }
 
 int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t timeout_ns, bool nonblocking)
 {
     struct cfa_thread *self = self_or_fatal("waitfor");
     struct cfa_mutex_group *g = self->mutex_group;
-    for (unsigned k = 0; k < n; k++)
-        if (!owns(self, clauses[k].monitor))
-            cfa_fatal("waitfor on a monitor the thread does not hold (waitfor must be inside a "
-                      "mutex call on it, or in the thread's own main)");
+    unsigned total = prepare_clauses(self, clauses, n);
     if (n == 0) {
         if (nonblocking)
             return CFA_WAITFOR_ELSE;
         if (timeout_ns < 0)
-            cfa_fatal("waitfor with every clause disabled by its `when` and no timeout or else: it would never return");
+            return CFA_WAITFOR_NONE; /* every clause disabled: the statement does nothing */
         cfa_sleep_ns(timeout_ns);
         return CFA_WAITFOR_TIMEOUT;
     }
 
-    /* The monitors we may hand over: the clauses' and the current call's. */
-    unsigned cap = n + (g ? g->count : 0);
+    /* The monitors we may hand over: the clauses' and the current call's.
+     * A matching call may block on any of them (the first of its group it
+     * cannot take), so each points at the accept while we wait. */
+    unsigned cap = total + (g ? g->count : 0);
     struct cfa_monitor *owned[cap];
     unsigned count = 0;
     for (unsigned k = 0; k < n; k++)
-        owned[count++] = clauses[k].monitor;
+        for (unsigned i = 0; i < clauses[k].count; i++)
+            owned[count++] = clauses[k].monitors[i];
     for (unsigned i = 0; g && i < g->count; i++)
         owned[count++] = g->monitors[i];
     count = cfa_sort_monitors(owned, count);
@@ -623,7 +702,7 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
     lock_all(owned, count);
     int clause;
     struct cfa_monitor *where;
-    struct cfa_monitor_link *l = oldest_accepted(clauses, n, &clause, &where);
+    struct cfa_monitor_link *l = first_accepted(clauses, n, owned, count, &clause, &where);
     if (l) {
         /* A call is already waiting: let it in now. */
         struct cfa_monitor_request *caller = l->request;
@@ -647,17 +726,14 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
         cfa_timed_park_init(&timed);
         back.timed = &timed;
     }
-    for (unsigned k = 0; k < n; k++)
-        clauses[k].monitor->acceptor = &accept;
+    set_acceptor(owned, count, &accept, NULL);
     unlock_all(owned, count);
 
     if (timeout_ns >= 0 && cfa_park_timeout_ns(&timed, timeout_ns) == CFA_PARK_TIMED_OUT) {
         int open = ACCEPT_OPEN;
         if (atomic_compare_exchange_strong(&accept.state, &open, ACCEPT_TIMED_OUT)) {
             lock_all(owned, count);
-            for (unsigned k = 0; k < n; k++)
-                if (clauses[k].monitor->acceptor == &accept)
-                    clauses[k].monitor->acceptor = NULL;
+            set_acceptor(owned, count, NULL, &accept);
             unlock_all(owned, count);
             return CFA_WAITFOR_TIMEOUT;
         }
@@ -666,9 +742,7 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
     while (atomic_load(&accept.state) != ACCEPT_TAKEN || atomic_load(&back.remaining) != 0)
         cfa_park_for("waitfor");
     lock_all(owned, count);
-    for (unsigned k = 0; k < n; k++)
-        if (clauses[k].monitor->acceptor == &accept)
-            clauses[k].monitor->acceptor = NULL;
+    set_acceptor(owned, count, NULL, &accept);
     unlock_all(owned, count);
     return accept.fired;
 }

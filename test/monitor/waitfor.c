@@ -1,14 +1,15 @@
 // External scheduling: a server thread whose main loops on waitfor with
 // `when` and a timeout and stops on waitfor(stop); waitfor inside a mutex
 // function (insert/remove on a buffer); timeout and else on a plain
-// monitor; the oldest waiting accepted call wins; waitfor(join, this).
+// monitor; among waiting calls the first clause wins (lexical priority),
+// then the oldest call; waitfor(join, this).
 //
 // RUN: %cc %s -I%S/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
 // CHECK: taken sum 100010000
 // CHECK-NEXT: handled 4000 sum 2002000 requests after the limit 0
 // CHECK-NEXT: listen: timeout 0, else -1, rings 0
-// CHECK-NEXT: oldest first: 1 2 3
+// CHECK-NEXT: lexical priority: 2 1 3
 // CHECK-NEXT: join accepted, then main finished: 1 1
 #include "mutex_call.h"
 
@@ -82,7 +83,7 @@ static int listen(struct bell *b, bool block) {
     return r == 0 ? 1 : r == CFA_WAITFOR_TIMEOUT ? 0 : -1;
 }
 
-/* -- the oldest waiting call wins ------------------------------------------ */
+/* -- the first clause with a waiting call wins, then the oldest call ------ */
 struct desk { char order[8]; int n; _Atomic int queued, open; struct cfa_monitor mon; };
 static void call_a(struct desk *d, char who) { MUTEX_CALL(call_a, &d->mon); d->order[d->n++] = who; }
 static void call_b(struct desk *d, char who) { MUTEX_CALL(call_b, &d->mon); d->order[d->n++] = who; }
@@ -170,8 +171,9 @@ int main(int argc, char **argv) {
             }
             for (int i = 2; i >= 0; i--) cfa_thread_destroy(&v[i].thread);
             cfa_thread_destroy(&op.thread);
-            CHECK(memcmp(d.order, "123", 3) == 0, "order %.3s", d.order);
-            if (r == 0) printf("oldest first: %c %c %c\n", d.order[0], d.order[1], d.order[2]);
+            /* call_a's clause is first: 2; then call_b's oldest: 1, 3. */
+            CHECK(memcmp(d.order, "213", 3) == 0, "order %.3s", d.order);
+            if (r == 0) printf("lexical priority: %c %c %c\n", d.order[0], d.order[1], d.order[2]);
         }
         {
             struct worker w = {0};

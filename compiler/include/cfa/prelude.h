@@ -139,27 +139,47 @@ struct cfa_monitor *__cfa_monitor_of()
 #endif
     __attribute__((error("cfacc left a monitor expression unlowered")));
 
+/* The function of a waitfor clause, as the lexer writes it:
+ * `__builtin_choose_expr(0, (f), __cfa_waitfor_unlowered())` names f in
+ * scope without resolving an overloaded name; cfacc's monitor pass replaces
+ * it by f's identity. One that escaped the pass stops the compilation. */
+const void *__cfa_waitfor_unlowered(void)
+    __attribute__((error("cfacc left a waitfor function unlowered")));
+
+/* The identity of overloaded mutex functions (LANGUAGE.md section 4): one
+ * per name, program-wide, so that waitfor(name, m) accepts every overload.
+ * cfacc defines the object weakly at the end of each unit that uses it. */
+#define __cfa_mutex_name(name) \
+    (__extension__ ({ extern const char __cfa_mutex_id_##name; (const void *)&__cfa_mutex_id_##name; }))
+
 /* One waitfor statement (LANGUAGE.md section 6). The lexer turns the
  * clauses into one if/else-if chain that runs twice: the first time every
  * condition records its clause (when its `when` guard holds) and is false,
  * so the final else waits; the second time (`done`) the chain selects the
  * statement of the clause that fired. Clause numbers are source order;
- * `numbers` maps a runtime index (enabled clauses only) back to them. */
+ * `numbers` maps a runtime index (enabled clauses only) back to them, and
+ * `monitors` holds the clauses' monitors (as many as the statement names). */
 struct __cfa_waitfor {
     struct cfa_waitfor_clause *clauses;
     unsigned *numbers;
-    unsigned count;
-    int64_t timeout_ns; /* < 0: no timeout */
-    _Bool nonblocking;  /* an `or else` clause */
+    struct cfa_monitor **monitors;
+    unsigned count, used; /* clauses and monitors recorded */
+    int64_t timeout_ns;   /* < 0: no timeout */
+    _Bool nonblocking;    /* an enabled `or else` clause */
     _Bool done;
-    int chosen;         /* clause number, CFA_WAITFOR_TIMEOUT or CFA_WAITFOR_ELSE */
+    int chosen;           /* clause number, CFA_WAITFOR_TIMEOUT or CFA_WAITFOR_ELSE */
 };
-__CFA_HELPER struct __cfa_waitfor __cfa_waitfor_begin(struct cfa_waitfor_clause *clauses, unsigned *numbers) {
-    return (struct __cfa_waitfor){ .clauses = clauses, .numbers = numbers, .timeout_ns = -1 };
+__CFA_HELPER struct __cfa_waitfor __cfa_waitfor_begin(struct cfa_waitfor_clause *clauses, unsigned *numbers,
+                                                      struct cfa_monitor **monitors) {
+    return (struct __cfa_waitfor){ .clauses = clauses, .numbers = numbers, .monitors = monitors,
+                                   .timeout_ns = -1 };
 }
 __CFA_HELPER _Bool __cfa_waitfor_add(struct __cfa_waitfor *w, unsigned number, const void *func,
-                                     struct cfa_monitor *m) {
-    w->clauses[w->count] = (struct cfa_waitfor_clause){ .func = func, .monitor = m };
+                                     unsigned n, struct cfa_monitor *const *monitors) {
+    struct cfa_monitor **own = w->monitors + w->used;
+    for (unsigned i = 0; i < n; i++) own[i] = monitors[i];
+    w->used += n;
+    w->clauses[w->count] = (struct cfa_waitfor_clause){ .func = func, .monitors = own, .count = n };
     w->numbers[w->count++] = number;
     return 0;
 }
@@ -172,11 +192,13 @@ __CFA_HELPER _Bool __cfa_waitfor_else(struct __cfa_waitfor *w) {
     w->nonblocking = 1;
     return 0;
 }
-__CFA_HELPER void __cfa_waitfor_run(struct __cfa_waitfor *w) {
+/* False when nothing was enabled: the statement does nothing. */
+__CFA_HELPER _Bool __cfa_waitfor_run(struct __cfa_waitfor *w) {
     if (w->done) cfa_fatal("waitfor: no clause matches the accepted call (cfacc bug)");
     int r = cfa_waitfor(w->clauses, w->count, w->timeout_ns, w->nonblocking);
     w->chosen = r >= 0 ? (int)w->numbers[r] : r;
     w->done = 1;
+    return r != CFA_WAITFOR_NONE;
 }
 
 /* ---- heap objects: new(T, ...) and delete(p) --------------------------- */

@@ -11,8 +11,9 @@
  * deadlock each other), duplicates removed. Acquisition is re-entrant.
  * A monitor freed by its owner goes first to an *urgent* request (a
  * signalled waiter, a signaller in signal_block, an acceptor whose
- * accepted call has finished), then to the oldest *entry* request: a
- * thread merely entering never overtakes a woken one (no barging).
+ * accepted call has finished; the innermost acceptor first), then to the
+ * oldest *entry* request: a thread merely entering never overtakes a woken
+ * one (no barging).
  */
 #ifndef CFA_MONITOR_H
 #define CFA_MONITOR_H
@@ -73,26 +74,38 @@ _Bool      cfa_condition_empty(const struct cfa_condition *c);
 uintptr_t cfa_condition_front(const struct cfa_condition *c);
 
 /* External scheduling: one waitfor statement. Each enabled clause names a
- * mutex function and one monitor the caller holds. */
+ * mutex function and the monitors it accepts calls on, all held by the
+ * caller. A clause with one monitor accepts a call of `func` that has it
+ * among its mutex arguments; a clause with several accepts a call of
+ * `func` whose mutex arguments are exactly those monitors (as a set: order
+ * and repetition do not matter). cfa_waitfor sorts each `monitors` array
+ * in place. */
 struct cfa_waitfor_clause {
-    const void         *func;
-    struct cfa_monitor *monitor;
+    const void          *func;
+    struct cfa_monitor **monitors;
+    unsigned             count;   /* at least 1 */
 };
 
 enum {
     CFA_WAITFOR_TIMEOUT = -1, /* the timeout elapsed first */
     CFA_WAITFOR_ELSE = -2,    /* non-blocking and nothing was waiting */
+    CFA_WAITFOR_NONE = -3,    /* no clause, timeout or else enabled: nothing done */
 };
 
-/* Accepts one call matching a clause (the oldest among those already
- * waiting, or the first to arrive), lets it run to completion inside the
- * monitors, and returns the index of its clause. timeout_ns < 0 waits
- * forever; `nonblocking` returns CFA_WAITFOR_ELSE at once if no call is
- * waiting. With no enabled clause it returns CFA_WAITFOR_ELSE when
- * nonblocking, CFA_WAITFOR_TIMEOUT after the timeout, and is an error
- * otherwise (it could never return). */
+/* Accepts one call matching a clause, lets it run to completion inside the
+ * monitors, and returns the index of its clause. Among calls already
+ * waiting, the first clause (lowest index) that has one wins, and within
+ * it the oldest call; with none waiting, the first call to arrive.
+ * timeout_ns < 0 waits forever; `nonblocking` returns CFA_WAITFOR_ELSE at
+ * once if no call is waiting (it wins over a timeout). With no clause
+ * (n == 0) it returns CFA_WAITFOR_ELSE when nonblocking, CFA_WAITFOR_TIMEOUT
+ * after the timeout, and CFA_WAITFOR_NONE at once otherwise. */
 int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t timeout_ns,
                 _Bool nonblocking);
+
+/* How many calls wait to enter m: a hook for tests that must know a call
+ * has queued (say, before a waitfor that is to find it waiting). */
+unsigned cfa_monitor_entry_count(struct cfa_monitor *m);
 
 /* The function identity of a thread's join, for `waitfor(join, this)`. */
 extern const char cfa_join_function[];

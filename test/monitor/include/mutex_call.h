@@ -19,7 +19,10 @@ static inline void mutex_call_leave(struct cfa_mutex_group *g) { cfa_mutex_leave
     cfa_mutex_enter(&mutex_group_, mutex_monitors_,                                   \
                     sizeof mutex_monitors_ / sizeof mutex_monitors_[0], (const void *)(function))
 
-#define WAITFOR_CLAUSE(function, monitor) \
-    ((struct cfa_waitfor_clause){ (const void *)(function), (monitor) })
+/* WAITFOR_CLAUSE(function, &a->mon, &b->mon ...): a clause on those
+ * monitors; its array lives as long as the enclosing block. */
+#define WAITFOR_CLAUSE(function, ...)                                                 \
+    ((struct cfa_waitfor_clause){ (const void *)(function), (struct cfa_monitor *[]){ __VA_ARGS__ }, \
+                                  sizeof((struct cfa_monitor *[]){ __VA_ARGS__ }) / sizeof(struct cfa_monitor *) })
 
 #endif
