@@ -83,6 +83,9 @@ class MonitorCallback : public MatchFinder::MatchCallback {
 public:
   explicit MonitorCallback(LoweringContext &L) : L(L) {}
 
+  // The names whose identity this unit uses (overloadable mutex functions).
+  std::set<std::string> NamedIdentities;
+
   void run(const MatchFinder::MatchResult &Result) override {
     if (const auto *FD = Result.Nodes.getNodeAs<clang::FunctionDecl>("function"))
       return onFunction(FD);
@@ -196,17 +199,14 @@ private:
 
   // What identifies function FD (emitted as Name) for waitfor.
   std::string identity(const clang::FunctionDecl *FD, const std::string &Name) {
-    if (!FD->hasAttr<clang::OverloadableAttr>())
-      return "(const void *)" + Name;
+    return FD->hasAttr<clang::OverloadableAttr>() ? identityByName(Name) : "(const void *)" + Name;
+  }
+
+  // The identity shared by the overloadable mutex functions named Name.
+  std::string identityByName(const std::string &Name) {
     NamedIdentities.insert(Name);
     return "__cfa_mutex_name(" + Name + ")";
   }
-
-public:
-  // Names identified by name (overloadable mutex functions) in this unit.
-  std::set<std::string> NamedIdentities;
-
-private:
 
   // `mutex` in a function type (a function pointer's parameters) has no
   // call to guard.
@@ -237,14 +237,6 @@ private:
   }
 
   // The mutex parameter types of F, in order (the declarations agree).
-  static std::vector<const clang::RecordDecl *> mutexRecords(const clang::FunctionDecl *F) {
-    std::vector<const clang::RecordDecl *> Records;
-    for (const clang::ParmVarDecl *P : F->parameters())
-      if (isMutexParameter(P, false))
-        Records.push_back(pointeeRecord(P->getType()));
-    return Records;
-  }
-
   static std::vector<clang::QualType> mutexTypes(const clang::FunctionDecl *F) {
     std::vector<clang::QualType> Types;
     for (const clang::ParmVarDecl *P : F->parameters())
@@ -342,7 +334,7 @@ private:
     std::vector<const clang::FunctionDecl *> Mutex;
     bool Plain = false;
     for (const clang::FunctionDecl *F : Candidates) {
-      if (mutexRecords(F).empty())
+      if (mutexTypes(F).empty())
         continue;
       Mutex.push_back(F);
       Plain |= !F->hasAttr<clang::OverloadableAttr>();
@@ -360,10 +352,7 @@ private:
     }
     if (!checkMonitors(Name, Mutex, Types, Locs, NameLoc))
       return "";
-    if (!Overloaded)
-      return "(const void *)";
-    NamedIdentities.insert(Name);
-    return "__cfa_mutex_name(" + Name + ")";
+    return Overloaded ? identityByName(Name) : "(const void *)";
   }
 
   // One monitor: some function has a mutex parameter of its type. Several:
@@ -375,7 +364,9 @@ private:
     for (clang::QualType T : Types)
       Wanted.push_back(pointeeRecord(T));
     for (const clang::FunctionDecl *F : Mutex) {
-      std::vector<const clang::RecordDecl *> Records = mutexRecords(F);
+      std::vector<const clang::RecordDecl *> Records;
+      for (clang::QualType T : mutexTypes(F))
+        Records.push_back(pointeeRecord(T));
       if (Wanted.size() == 1 ? llvm::is_contained(Records, Wanted[0]) : Records == Wanted)
         return true;
     }
