@@ -143,6 +143,7 @@ Translation translateFile(const std::string &Path, const std::vector<std::string
                           const std::string &IncludeDir) {
   Translation Out;
   auto FS = llvm::makeIntrusiveRefCnt<DesugaringFileSystem>(llvm::vfs::getRealFileSystem());
+  FS->addExtensionSource(Path); // the driver translates only cfa-language inputs
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), FS);
   std::vector<std::string> Args = {"cfacc", "-fsyntax-only", "-std=gnu17", "-resource-dir",
                                    CFACC_RESOURCE_DIR, "-isystem", IncludeDir};
