@@ -17,6 +17,7 @@
 #ifndef CFA_MONITOR_H
 #define CFA_MONITOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -67,9 +68,9 @@ struct cfa_mutex_group {
  * leaves; signal_block runs it at once and blocks the signaller until the
  * waiter leaves or waits. Both return whether a thread was waiting. */
 void      cfa_wait(struct cfa_condition *c, uintptr_t info);
-_Bool      cfa_signal(struct cfa_condition *c);
-_Bool      cfa_signal_block(struct cfa_condition *c);
-_Bool      cfa_condition_empty(const struct cfa_condition *c);
+bool      cfa_signal(struct cfa_condition *c);
+bool      cfa_signal_block(struct cfa_condition *c);
+bool      cfa_condition_empty(const struct cfa_condition *c);
 uintptr_t cfa_condition_front(const struct cfa_condition *c);
 
 /* External scheduling: one waitfor statement. Each enabled clause names a
@@ -92,7 +93,7 @@ enum {
  * nonblocking, CFA_WAITFOR_TIMEOUT after the timeout, and is an error
  * otherwise (it could never return). */
 int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t timeout_ns,
-                _Bool nonblocking);
+                bool nonblocking);
 
 /* The function identity of a thread's join, for `waitfor(join, this)`. */
 extern const char cfa_join_function[];
