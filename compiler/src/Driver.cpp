@@ -85,6 +85,7 @@ const char *const Usage =
     "  any other clang-19 option is passed to clang, at compile and link time\n"
     "  -save-temps        keep the temporary directory (printed with -v)\n"
     "  --help, --version\n"
+    "  --help-runtime     the environment variables that configure the runtime\n"
     "\n"
     "Environment: CFACC_CLANG overrides the C compiler (default clang-19).\n";
 
@@ -102,6 +103,16 @@ bool isDependencyFlag(llvm::StringRef A) {
 bool isLinkOnlyFlag(llvm::StringRef A) {
   return A.starts_with("-L") || A.starts_with("-Wl,") || A == "-static" || A == "-shared" ||
          A == "-rdynamic" || A == "-nostdlib" || A.starts_with("-fuse-ld=");
+}
+
+// The runtime's environment variables: the table the runtime validates.
+void printRuntimeEnvironment() {
+  llvm::outs() << "Environment variables read by programs that cfacc links (a value the\n"
+                  "runtime does not accept stops the program at start with a message):\n\n";
+#define CFA_ENV(Name, Kind, Min, Max, Default, Accepts, Meaning)                                      \
+  llvm::outs() << "  " #Name "=<" << Accepts << ">  (default " << Default << ")\n      " << Meaning << "\n";
+#include <cfa/internal/environment.def>
+#undef CFA_ENV
 }
 
 // What clang compiles itself (cfacc hands these over untranslated).
@@ -129,6 +140,10 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     };
     if (A == "--help" || A == "-help") {
       llvm::outs() << Usage;
+      return -1;
+    }
+    if (A == "--help-runtime") {
+      printRuntimeEnvironment();
       return -1;
     }
     if (A == "--version") {
