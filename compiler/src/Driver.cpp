@@ -23,17 +23,20 @@
 // #line markers: same files and lines).
 #include "Driver.h"
 
+#include "StageTwoDiagnostics.h"
 #include "Toolchain.h"
 #include "Translator.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <optional>
 
 namespace cfacc {
 namespace {
@@ -307,7 +310,24 @@ private:
     return std::string(Obj);
   }
 
-  bool execute(const std::vector<std::string> &Args) {
+  // Runs Args with clang's diagnostics captured and rewritten in the terms
+  // of the translated sources (StageTwoDiagnostics.h).
+  bool executeMapped(std::vector<std::string> Args, const StageTwoSources &Sources) {
+    if (O.DryRun)
+      return execute(Args);
+    std::string ErrFile = tempPath("stage2", ".stderr");
+    if (ErrFile.empty())
+      return false;
+    Args.insert(Args.begin() + 1, "-fno-color-diagnostics");
+    bool Ok = execute(Args, ErrFile);
+    if (auto Buffer = llvm::MemoryBuffer::getFile(ErrFile); Buffer && !(*Buffer)->getBuffer().empty()) {
+      llvm::errs() << rewriteStageTwoDiagnostics((*Buffer)->getBuffer(), Sources);
+      llvm::errs().flush();
+    }
+    return Ok;
+  }
+
+  bool execute(const std::vector<std::string> &Args, const std::string &ErrFile = "") {
     if (O.DryRun) {
       for (const std::string &A : Args)
         llvm::errs() << ' ' << jsonString(A);
@@ -321,7 +341,10 @@ private:
     }
     std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
     std::string Error;
-    int Status = llvm::sys::ExecuteAndWait(Args[0], Refs, std::nullopt, {}, 0, 0, &Error);
+    std::optional<llvm::StringRef> Redirects[] = {std::nullopt, std::nullopt, std::nullopt};
+    if (!ErrFile.empty())
+      Redirects[2] = ErrFile;
+    int Status = llvm::sys::ExecuteAndWait(Args[0], Refs, std::nullopt, Redirects, 0, 0, &Error);
     if (Status < 0)
       llvm::errs() << "cfacc: error: " << Args[0] << ": " << (Error.empty() ? "failed" : Error) << "\n";
     return Status == 0;
@@ -428,7 +451,15 @@ private:
     if (Overlay.empty())
       return false;
     Args.insert(Args.end(), {"-ivfsoverlay", Overlay, "-x", "c", In.Path});
-    return execute(Args);
+    StageTwoSources Sources;
+    Sources.IncludeDir = T.IncludeDir;
+    llvm::SmallString<256> MainAbs(In.Path);
+    llvm::sys::fs::make_absolute(MainAbs);
+    llvm::sys::path::remove_dots(MainAbs, true);
+    Sources.Translated.insert(std::string(MainAbs));
+    for (const auto &Header : Tr.Headers)
+      Sources.Translated.insert(Header.first);
+    return executeMapped(Args, Sources);
   }
 
   bool link(const std::vector<std::string> &Objects) {

@@ -6,8 +6,9 @@
 
 namespace cfacc {
 
-MappedDiagnosticPrinter::MappedDiagnosticPrinter(llvm::raw_ostream &OS, const DesugaringFileSystem &FS)
-    : OS(OS), FS(FS), Options(new clang::DiagnosticOptions()), IDs(new clang::DiagnosticIDs()) {
+MappedDiagnosticPrinter::MappedDiagnosticPrinter(llvm::raw_ostream &OS, const DesugaringFileSystem &FS,
+                                                 std::string IncludeDir)
+    : OS(OS), FS(FS), IncludeDir(std::move(IncludeDir)), Options(new clang::DiagnosticOptions()), IDs(new clang::DiagnosticIDs()) {
   OriginalDiags = std::make_unique<clang::DiagnosticsEngine>(IDs, Options, &Ignore, /*ShouldOwnClient=*/false);
   OriginalFiles = std::make_unique<clang::FileManager>(clang::FileSystemOptions());
   OriginalSM = std::make_unique<clang::SourceManager>(*OriginalDiags, *OriginalFiles);
@@ -51,6 +52,13 @@ clang::FullSourceLoc MappedDiagnosticPrinter::toOriginal(clang::SourceLocation L
   return clang::FullSourceLoc(OriginalSM->getComposedLoc(Original, std::min(Offset, Size)), *OriginalSM);
 }
 
+bool MappedDiagnosticPrinter::isInOwnHeader(clang::SourceLocation Loc, const clang::SourceManager &SM) const {
+  if (Loc.isInvalid() || IncludeDir.empty())
+    return false;
+  auto Entry = SM.getFileEntryRefForID(SM.getFileID(SM.getFileLoc(Loc)));
+  return Entry && llvm::StringRef(Entry->getName()).starts_with(IncludeDir + "/");
+}
+
 void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
                                                const clang::Diagnostic &Info) {
   DiagnosticConsumer::HandleDiagnostic(Level, Info);
@@ -75,6 +83,8 @@ void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level L
   llvm::SmallVector<clang::CharSourceRange, 4> Ranges;
   if (Info.hasSourceManager()) {
     const clang::SourceManager &SM = Info.getSourceManager();
+    if (Level == clang::DiagnosticsEngine::Note && isInOwnHeader(Info.getLocation(), SM))
+      return;
     Loc = toOriginal(Info.getLocation(), SM);
     for (const clang::CharSourceRange &R : Info.getRanges()) {
       clang::FullSourceLoc B = toOriginal(R.getBegin(), SM), E = toOriginal(R.getEnd(), SM);
