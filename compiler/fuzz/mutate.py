@@ -79,7 +79,7 @@ def verdict(proc, timed_out, source):
     out = (proc.stderr if proc else "") + (proc.stdout if proc else "")
     if timed_out:
         return "hang", out
-    if proc.returncode < 0 or "Stack dump" in out or "PLEASE submit" in out:
+    if proc.returncode < 0 or re.search(r"^(Stack dump:|PLEASE submit a bug report)", out, re.M):
         return "crash", out
     if proc.returncode != 0 and "error:" not in out:
         return "silent failure", out

@@ -1,5 +1,6 @@
 // MappedDiagnosticPrinter: see MappedDiagnosticPrinter.h.
 #include "MappedDiagnosticPrinter.h"
+#include "UserNames.h"
 
 #include "clang/Basic/DiagnosticIDs.h"
 #include "llvm/Support/Regex.h"
@@ -66,11 +67,7 @@ void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level L
     BeginSourceFile(LangOpts, nullptr);
   llvm::SmallString<256> Message;
   Info.FormatDiagnostic(Message);
-  // Show the renamed type mains as the user wrote them.
-  static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_]+");
-  std::string Text = Message.str().str();
-  while (TypeMain.match(Text))
-    Text = TypeMain.sub("main", Text);
+  std::string Text = withUserNames(Message.str().str());
 
   llvm::StringRef Flag = clang::DiagnosticIDs::getWarningOptionForDiag(Info.getID());
   if (!Flag.empty() && Level == clang::DiagnosticsEngine::Warning)

@@ -1,5 +1,6 @@
 // StageTwoDiagnostics: see StageTwoDiagnostics.h.
 #include "StageTwoDiagnostics.h"
+#include "UserNames.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -21,12 +22,6 @@ std::string canonical(llvm::StringRef Path) {
   return std::string(Abs);
 }
 
-std::string userNames(std::string Text) {
-  static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_]+");
-  while (TypeMain.match(Text))
-    Text = TypeMain.sub("main", Text);
-  return Text;
-}
 
 // Column map from one line to another: for each byte of From, the byte of
 // To it corresponds to, by a longest common subsequence of characters;
@@ -84,7 +79,7 @@ public:
       llvm::SmallVector<llvm::StringRef, 6> M;
       if (!Location.match(Lines[I], &M)) {
         if (!Dropping || !isSnippetLine(Lines[I]))
-          emit(Out, userNames(Lines[I].str()), I + 1 == Lines.size());
+          emit(Out, withUserNames(Lines[I].str()), I + 1 == Lines.size());
         if (!isSnippetLine(Lines[I]))
           Dropping = false;
         continue;
@@ -100,7 +95,7 @@ public:
       llvm::SmallVector<llvm::StringRef, 3> Quote;
       if (!Original || Line == 0 || Line > Original->size() || I + 1 >= Lines.size() ||
           !Quoted.match(Lines[I + 1], &Quote)) {
-        emit(Out, userNames(Lines[I].str()), false);
+        emit(Out, withUserNames(Lines[I].str()), false);
         continue;
       }
       // The location, the quoted line, then its marker lines (caret, fix-it).
@@ -115,7 +110,7 @@ public:
       }
       std::string Head = M[1].str() + ":" + M[2].str() + ":" +
                          std::to_string(Columns(Column ? Column - 1 : 0) + 1) + ": " + M[4].str() + ": " +
-                         userNames(M[5].str());
+                         withUserNames(M[5].str());
       emit(Out, Head, false);
       emit(Out, Quote[1].str() + User, false);
       size_t Prefix = Quote[1].size();
