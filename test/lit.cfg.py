@@ -86,6 +86,8 @@ config.substitutions.append(("%cfa-link", link))
 cfacc = config.cfa_cfacc or "cfacc-not-built"
 if getattr(config, "cfa_cfacc_runtime", ""):   # a borrowed cfacc, this build's libraries
     cfacc = "env CFACC_RUNTIME_DIR=%s %s %s" % (config.cfa_cfacc_runtime, cfacc, san_flags)
+# %cfacc-path: the binary alone, for CC=... (before %cfacc: a prefix of it).
+config.substitutions.append(("%cfacc-path", config.cfa_cfacc or "cfacc-not-built"))
 config.substitutions.append(("%cfacc", cfacc))
 config.substitutions.append(("%cc", cc))
 config.substitutions.append(("%stress", str(stress)))
@@ -95,6 +97,10 @@ config.substitutions.append(("%cfa-src", config.cfa_src_root))
 
 if config.cfa_cfacc and os.path.exists(config.cfa_cfacc):
     config.available_features.add("cfacc")
+# Build systems the toolchain tests drive.
+for tool in ["cmake", "ninja"]:
+    if shutil.which(tool):
+        config.available_features.add(tool)
 
 # The shared design repository (conformance programs): CFA_SHARED_DIR, or
 # `shared` beside the source tree, or /work/shared.

@@ -37,6 +37,10 @@ std::string DesugaringFileSystem::canonicalPath(llvm::StringRef Path) const {
   return std::string(Abs);
 }
 
+bool DesugaringFileSystem::isExtensionSource(llvm::StringRef Path) const {
+  return isExtensionSourceName(Path) || (!ExtraSources.empty() && ExtraSources.contains(canonicalPath(Path)));
+}
+
 const DesugaredFile *DesugaringFileSystem::lookup(llvm::StringRef Path) const {
   auto It = Cache.find(canonicalPath(Path));
   return It == Cache.end() ? nullptr : It->second.get();
@@ -62,7 +66,7 @@ const DesugaredFile *DesugaringFileSystem::desugar(const llvm::Twine &Path) {
 
 llvm::ErrorOr<llvm::vfs::Status> DesugaringFileSystem::status(const llvm::Twine &Path) {
   auto S = getUnderlyingFS().status(Path);
-  if (!S || !S->isRegularFile() || !isExtensionSourceName(Path.str()))
+  if (!S || !S->isRegularFile() || !isExtensionSource(Path.str()))
     return S;
   const DesugaredFile *D = desugar(Path);
   if (!D)
@@ -73,7 +77,7 @@ llvm::ErrorOr<llvm::vfs::Status> DesugaringFileSystem::status(const llvm::Twine 
 llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
 DesugaringFileSystem::openFileForRead(const llvm::Twine &Path) {
   std::string Spelled = Path.str();
-  if (!isExtensionSourceName(Spelled))
+  if (!isExtensionSource(Spelled))
     return getUnderlyingFS().openFileForRead(Path);
   auto S = status(Spelled);
   if (!S)

@@ -35,11 +35,15 @@ public:
   const llvm::StringSet<> &monitorTypeNames() const { return MonitorTypeNames; }
   // Absolute, dot-free spelling used as the cache key.
   std::string canonicalPath(llvm::StringRef Path) const;
+  // Desugars Path whatever its extension (the file `cfacc -x cfa` names).
+  void addExtensionSource(llvm::StringRef Path) { ExtraSources.insert(canonicalPath(Path)); }
 
 private:
+  bool isExtensionSource(llvm::StringRef Path) const;
   const DesugaredFile *desugar(const llvm::Twine &Path);
   llvm::StringMap<std::unique_ptr<DesugaredFile>> Cache;
   llvm::StringSet<> TypeNames, MonitorTypeNames;
+  llvm::StringSet<> ExtraSources;
 };
 
 } // namespace cfacc

@@ -9,31 +9,46 @@
 // Linking adds libcfa_std.a (when built), libcfa.a and the runtime's
 // libraries after the user's inputs.
 //
+// Options follow clang-19: an option cfacc does not act on goes to clang
+// when compiling and when linking (with -Qunused-arguments, so a
+// compile-only flag is quiet at link and a link-relevant one such as
+// --coverage, -flto or -fprofile-generate takes effect there too). Queries
+// that need no input (-dumpversion, -dumpmachine, -print-*) are answered by
+// clang, except -print-file-name= of the runtime's own libraries. Response
+// files (@file) are expanded first, as clang does.
+//
 // Errors in what stage 1 parses come from stage 1, mapped to the original
 // sources; stage 1 skips some bodies and runs with -w, so stage 2 reports
 // the warnings and the errors in the skipped bodies (the emitted C carries
 // #line markers: same files and lines).
 #include "Driver.h"
 
+#include "StageTwoDiagnostics.h"
 #include "Toolchain.h"
 #include "Translator.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <optional>
 
 namespace cfacc {
 namespace {
 
-enum class Mode { Link, Compile, Assemble, Preprocess, EmitC };
-enum class Language { ByExtension, Cfa, C };
+enum class Mode { Link, Compile, Assemble, Preprocess, SyntaxOnly, EmitC };
 
+// An input's language: Cfa is translated first; any other is clang's name
+// for it (`-x` value), empty meaning "by extension, as clang decides".
 struct Input {
   std::string Path;
-  Language Lang;
+  bool Cfa = false;
+  std::string ClangLanguage;
 };
 
 struct Options {
@@ -45,6 +60,7 @@ struct Options {
   std::vector<std::string> CodegenArgs; // stage 2 only: -g, -M*
   std::vector<std::string> LinkArgs;    // -L, -Wl, -static, ...
   bool Verbose = false;
+  bool DryRun = false; // -###: print the commands, run none
   bool KeepTemps = false;
 };
 
@@ -57,16 +73,22 @@ const char *const Usage =
     "  -c                 compile to object files, do not link\n"
     "  -S                 compile to assembly\n"
     "  -E                 preprocess only (shows the translated C)\n"
+    "  -fsyntax-only      check the program, write nothing\n"
     "  --emit-c           print the C that a .cfa file translates to\n"
     "  -o <file>          output file\n"
     "  -I -D -U -include -isystem -iquote -std= -W... -f... -m... -O... -g\n"
     "                     as for clang\n"
     "  -MD -MMD -MF -MT -MQ -MP  dependency files, as for clang\n"
     "  -l -L -Wl,... -static -shared -rdynamic -pthread  linker options\n"
-    "  -x cfa|c|none      language of the following inputs\n"
+    "  -x cfa|c|none|...  language of the following inputs (clang's names, and cfa)\n"
     "  -v                 print the commands cfacc runs\n"
+    "  -###               print the commands cfacc would run, run none\n"
+    "  @file              read options from file\n"
+    "  -dumpversion -dumpmachine -print-...  answered as clang-19 answers\n"
+    "  any other clang-19 option is passed to clang, at compile and link time\n"
     "  -save-temps        keep the temporary directory (printed with -v)\n"
     "  --help, --version\n"
+    "  --help-runtime     the environment variables that configure the runtime\n"
     "\n"
     "Environment: CFACC_CLANG overrides the C compiler (default clang-19).\n";
 
@@ -86,9 +108,30 @@ bool isLinkOnlyFlag(llvm::StringRef A) {
          A == "-rdynamic" || A == "-nostdlib" || A.starts_with("-fuse-ld=");
 }
 
+// The runtime's environment variables: the table the runtime validates.
+void printRuntimeEnvironment() {
+  llvm::outs() << "Environment variables read by programs that cfacc links (a value the\n"
+                  "runtime does not accept stops the program at start with a message):\n\n";
+#define CFA_ENV(Name, Kind, Min, Max, Default, Accepts, Meaning)                                      \
+  llvm::outs() << "  " #Name "=<" << Accepts << ">  (default " << Default << ")\n      " << Meaning << "\n";
+#include <cfa/internal/environment.def>
+#undef CFA_ENV
+}
+
+// What clang compiles itself (cfacc hands these over untranslated).
+bool isClangSource(llvm::StringRef A) {
+  return A.ends_with(".c") || A.ends_with(".i") || A.ends_with(".s") || A.ends_with(".S");
+}
+
+// A query needs no input and produces no output file.
+bool isQuery(llvm::StringRef A) {
+  return A == "-dumpversion" || A == "-dumpfullversion" || A == "-dumpmachine" ||
+         A.starts_with("-print-") || A.starts_with("--print-");
+}
+
 // Returns 0 to continue, or an exit status (1 error, -1 done: help/version).
-int parse(int Argc, char **Argv, Options &O) {
-  Language Lang = Language::ByExtension;
+int parse(int Argc, const char *const *Argv, Options &O) {
+  std::string Lang; // "" by extension, "cfa", or a clang language
   for (int I = 1; I < Argc; ++I) {
     llvm::StringRef A = Argv[I];
     auto Next = [&](llvm::StringRef What) -> const char * {
@@ -102,6 +145,10 @@ int parse(int Argc, char **Argv, Options &O) {
       llvm::outs() << Usage;
       return -1;
     }
+    if (A == "--help-runtime") {
+      printRuntimeEnvironment();
+      return -1;
+    }
     if (A == "--version") {
       llvm::outs() << "cfacc (cfa-lite) " << CFACC_VERSION << "\n";
       return -1;
@@ -109,6 +156,8 @@ int parse(int Argc, char **Argv, Options &O) {
     if (A == "-c") O.Mode = Mode::Compile;
     else if (A == "-S") O.Mode = Mode::Assemble;
     else if (A == "-E") O.Mode = Mode::Preprocess;
+    else if (A == "-fsyntax-only") O.Mode = Mode::SyntaxOnly;
+    else if (A == "-###") O.DryRun = true;
     else if (A == "--emit-c") O.Mode = Mode::EmitC;
     else if (A == "-v") O.Verbose = true;
     else if (A == "-save-temps") O.KeepTemps = true;
@@ -121,14 +170,9 @@ int parse(int Argc, char **Argv, Options &O) {
     } else if (A == "-x") {
       const char *V = Next(A);
       if (!V) return 1;
-      llvm::StringRef L = V;
-      if (L == "cfa") Lang = Language::Cfa;
-      else if (L == "c") Lang = Language::C;
-      else if (L == "none") Lang = Language::ByExtension;
-      else {
-        llvm::errs() << "cfacc: error: language '" << L << "' is not supported (use cfa or c)\n";
-        return 1;
-      }
+      Lang = llvm::StringRef(V) == "none" ? "" : V;
+    } else if (A.starts_with("-x") && A.size() > 2) {
+      Lang = A.drop_front(2) == "none" ? "" : A.drop_front(2).str();
     } else if (A == "-MF" || A == "-MT" || A == "-MQ") {
       const char *V = Next(A);
       if (!V) return 1;
@@ -159,12 +203,12 @@ int parse(int Argc, char **Argv, Options &O) {
     } else if (A.starts_with("-") && A.size() > 1) {
       O.CompileArgs.push_back(A.str());
     } else {
-      bool Source = Lang != Language::ByExtension || A.ends_with(".cfa") || A.ends_with(".c") ||
-                    A.ends_with(".i") || A.ends_with(".s") || A.ends_with(".S");
-      if (Source)
-        O.Inputs.push_back({A.str(), Lang != Language::ByExtension ? Lang
-                                     : A.ends_with(".cfa")            ? Language::Cfa
-                                                                      : Language::C});
+      if (!Lang.empty())
+        O.Inputs.push_back({A.str(), Lang == "cfa", Lang == "cfa" ? "" : Lang});
+      else if (A.ends_with(".cfa"))
+        O.Inputs.push_back({A.str(), true, ""});
+      else if (isClangSource(A))
+        O.Inputs.push_back({A.str(), false, ""});
       else
         O.LinkItems.push_back(A.str());
     }
@@ -186,6 +230,9 @@ public:
   ~Session() {
     if (!TempDir.empty() && !O.KeepTemps)
       llvm::sys::fs::remove_directories(TempDir);
+    if (!O.KeepTemps && !O.DryRun)
+      for (const std::string &Obj : CoverageObjects)
+        llvm::sys::fs::remove(Obj);
   }
 
   int run() {
@@ -215,6 +262,7 @@ private:
   const Toolchain &T;
   std::string TempDir;
   unsigned TempCounter = 0;
+  std::vector<std::string> CoverageObjects; // removed at exit
 
   std::string tempPath(llvm::StringRef Stem, llvm::StringRef Ext) {
     if (TempDir.empty()) {
@@ -233,16 +281,59 @@ private:
   std::string outputFor(const Input &In) {
     llvm::StringRef Stem = llvm::sys::path::stem(In.Path);
     switch (O.Mode) {
-    case Mode::Link: return tempPath(Stem, ".o");
+    case Mode::Link: return wantsCoverageNotes() ? coverageObject(Stem) : tempPath(Stem, ".o");
     case Mode::Compile: return O.Output.empty() ? (Stem + ".o").str() : O.Output;
     case Mode::Assemble: return O.Output.empty() ? (Stem + ".s").str() : O.Output;
     case Mode::Preprocess:
     case Mode::EmitC: return O.Output.empty() ? "-" : O.Output;
+    case Mode::SyntaxOnly: return "-";
     }
     return "";
   }
 
-  bool execute(const std::vector<std::string> &Args) {
+  bool wantsCoverageNotes() const {
+    for (llvm::StringRef A : O.CompileArgs)
+      if (A == "--coverage" || A == "-coverage" || A == "-ftest-coverage" || A == "-fprofile-arcs")
+        return true;
+    return false;
+  }
+
+  // Compiling and linking in one step, clang names the coverage notes and
+  // data after the output and the source (`out-src.gcno` beside `out`);
+  // they are named after the object, so the object gets that name. It is
+  // removed after the link, as a temporary object would be.
+  std::string coverageObject(llvm::StringRef Stem) {
+    std::string Out = O.Output.empty() ? "a.out" : O.Output;
+    llvm::SmallString<256> Obj(llvm::sys::path::parent_path(Out));
+    llvm::sys::path::append(Obj, llvm::sys::path::filename(Out) + "-" + Stem + ".o");
+    CoverageObjects.push_back(std::string(Obj));
+    return std::string(Obj);
+  }
+
+  // Runs Args with clang's diagnostics captured and rewritten in the terms
+  // of the translated sources (StageTwoDiagnostics.h).
+  bool executeMapped(std::vector<std::string> Args, const StageTwoSources &Sources) {
+    if (O.DryRun)
+      return execute(Args);
+    std::string ErrFile = tempPath("stage2", ".stderr");
+    if (ErrFile.empty())
+      return false;
+    Args.insert(Args.begin() + 1, "-fno-color-diagnostics");
+    bool Ok = execute(Args, ErrFile);
+    if (auto Buffer = llvm::MemoryBuffer::getFile(ErrFile); Buffer && !(*Buffer)->getBuffer().empty()) {
+      llvm::errs() << rewriteStageTwoDiagnostics((*Buffer)->getBuffer(), Sources);
+      llvm::errs().flush();
+    }
+    return Ok;
+  }
+
+  bool execute(const std::vector<std::string> &Args, const std::string &ErrFile = "") {
+    if (O.DryRun) {
+      for (const std::string &A : Args)
+        llvm::errs() << ' ' << jsonString(A);
+      llvm::errs() << '\n';
+      return true;
+    }
     if (O.Verbose) {
       for (const std::string &A : Args)
         llvm::errs() << A << ' ';
@@ -250,7 +341,10 @@ private:
     }
     std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
     std::string Error;
-    int Status = llvm::sys::ExecuteAndWait(Args[0], Refs, std::nullopt, {}, 0, 0, &Error);
+    std::optional<llvm::StringRef> Redirects[] = {std::nullopt, std::nullopt, std::nullopt};
+    if (!ErrFile.empty())
+      Redirects[2] = ErrFile;
+    int Status = llvm::sys::ExecuteAndWait(Args[0], Refs, std::nullopt, Redirects, 0, 0, &Error);
     if (Status < 0)
       llvm::errs() << "cfacc: error: " << Args[0] << ": " << (Error.empty() ? "failed" : Error) << "\n";
     return Status == 0;
@@ -265,6 +359,7 @@ private:
     case Mode::Compile: Args.push_back("-c"); break;
     case Mode::Assemble: Args.push_back("-S"); break;
     case Mode::Preprocess: Args.push_back("-E"); break;
+    case Mode::SyntaxOnly: Args.push_back("-fsyntax-only"); break;
     case Mode::EmitC: break;
     }
     return Args;
@@ -322,16 +417,27 @@ private:
 
   bool compile(const Input &In, const std::string &Out) {
     std::vector<std::string> Args = stageTwoArgs();
-    if (In.Lang == Language::C) {
+    if (O.Mode != Mode::SyntaxOnly)
+      Args.insert(Args.end(), {"-o", Out});
+    if (!In.Cfa) {
       if (O.Mode == Mode::EmitC) {
         llvm::errs() << "cfacc: error: --emit-c applies to .cfa files, not '" << In.Path << "'\n";
         return false;
       }
-      Args.insert(Args.end(), {"-o", Out, In.Path});
+      if (!In.ClangLanguage.empty())
+        Args.insert(Args.end(), {"-x", In.ClangLanguage});
+      Args.push_back(In.Path);
       return execute(Args);
     }
-    std::vector<std::string> FrontendArgs = O.CompileArgs;
-    Translation Tr = translateFile(In.Path, FrontendArgs, T.IncludeDir);
+    if (O.DryRun) { // stage 1 runs in this process: show it as a command
+      std::vector<std::string> Stage1 = {"cfacc", "--emit-c"};
+      Stage1.insert(Stage1.end(), O.CompileArgs.begin(), O.CompileArgs.end());
+      Stage1.insert(Stage1.end(), {In.Path, "-o", "<translated C>"});
+      execute(Stage1);
+      Args.insert(Args.end(), {"-x", "c", In.Path});
+      return execute(Args);
+    }
+    Translation Tr = translateFile(In.Path, O.CompileArgs, T.IncludeDir);
     if (!Tr.Success)
       return false;
     if (O.Mode == Mode::EmitC) {
@@ -344,8 +450,16 @@ private:
     std::string Overlay = writeOverlay(In, Tr);
     if (Overlay.empty())
       return false;
-    Args.insert(Args.end(), {"-ivfsoverlay", Overlay, "-o", Out, "-x", "c", In.Path});
-    return execute(Args);
+    Args.insert(Args.end(), {"-ivfsoverlay", Overlay, "-x", "c", In.Path});
+    StageTwoSources Sources;
+    Sources.IncludeDir = T.IncludeDir;
+    llvm::SmallString<256> MainAbs(In.Path);
+    llvm::sys::fs::make_absolute(MainAbs);
+    llvm::sys::path::remove_dots(MainAbs, true);
+    Sources.Translated.insert(std::string(MainAbs));
+    for (const auto &Header : Tr.Headers)
+      Sources.Translated.insert(Header.first);
+    return executeMapped(Args, Sources);
   }
 
   bool link(const std::vector<std::string> &Objects) {
@@ -364,9 +478,10 @@ private:
     Args.push_back(T.RuntimeLib);
     Args.insert(Args.end(), T.RuntimeDeps.begin(), T.RuntimeDeps.end());
     Args.insert(Args.end(), O.LinkArgs.begin(), O.LinkArgs.end());
-    for (const std::string &A : O.CompileArgs)
-      if (llvm::StringRef(A).starts_with("-O") || llvm::StringRef(A).starts_with("-m"))
-        Args.push_back(A);
+    // Every compile option reaches the link, as with clang (--coverage,
+    // -flto, -fprofile-*, -m32 ...); the others must stay quiet there.
+    Args.insert(Args.end(), O.CompileArgs.begin(), O.CompileArgs.end());
+    Args.push_back("-Qunused-arguments");
     Args.insert(Args.end(), {"-o", O.Output.empty() ? "a.out" : O.Output});
     return execute(Args);
   }
@@ -374,9 +489,45 @@ private:
 
 } // namespace
 
+// -dumpversion, -print-file-name= ...: clang answers, except for the names
+// of the runtime's own libraries. Returns the exit status.
+int answerQuery(llvm::ArrayRef<const char *> Args, const Toolchain &T) {
+  for (size_t I = 1; I < Args.size(); ++I) {
+    llvm::StringRef A = Args[I];
+    if (!A.consume_front("-print-file-name="))
+      continue;
+    if (A == "libcfa.a" && !T.RuntimeLib.empty()) {
+      llvm::outs() << T.RuntimeLib << "\n";
+      return 0;
+    }
+    if (A == "libcfa_std.a" && !T.StdLib.empty()) {
+      llvm::outs() << T.StdLib << "\n";
+      return 0;
+    }
+  }
+  std::vector<llvm::StringRef> Refs = {T.Clang};
+  Refs.insert(Refs.end(), Args.begin() + 1, Args.end());
+  std::string Error;
+  int Status = llvm::sys::ExecuteAndWait(T.Clang, Refs, std::nullopt, {}, 0, 0, &Error);
+  if (Status < 0)
+    llvm::errs() << "cfacc: error: " << T.Clang << ": " << (Error.empty() ? "failed" : Error) << "\n";
+  return Status < 0 ? 1 : Status;
+}
+
 int runDriver(int Argc, char **Argv) {
+  // Response files first, as clang: @file's words replace it.
+  llvm::BumpPtrAllocator Alloc;
+  llvm::StringSaver Saver(Alloc);
+  llvm::SmallVector<const char *, 64> Args(Argv, Argv + Argc);
+  if (!llvm::cl::ExpandResponseFiles(Saver, llvm::cl::TokenizeGNUCommandLine, Args)) {
+    llvm::errs() << "cfacc: error: cannot read a response file\n";
+    return 1;
+  }
+  for (size_t I = 1; I < Args.size(); ++I)
+    if (isQuery(Args[I]))
+      return answerQuery(Args, Toolchain::locate(Argv[0]));
   Options O;
-  int Parsed = parse(Argc, Argv, O);
+  int Parsed = parse(static_cast<int>(Args.size()), Args.data(), O);
   if (Parsed != 0)
     return Parsed < 0 ? 0 : Parsed;
   if (const char *Keep = std::getenv("CFACC_KEEP_TEMPS"); Keep && *Keep)

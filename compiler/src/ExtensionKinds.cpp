@@ -62,14 +62,15 @@ std::string monitorMemberOf(ExtensionKind K) {
 }
 
 bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx) {
-  // Records nest only finitely (a struct cannot contain itself by value),
-  // so the recursion ends.
+  // Valid records nest only finitely (a struct cannot contain itself by
+  // value), so the recursion ends; error recovery can leave an invalid
+  // record that does contain itself, and those are skipped.
   while (const clang::ArrayType *AT = Ctx.getAsArrayType(T))
     T = AT->getElementType();
   if (isZeroInitKind(kindOfType(T)))
     return true;
   const clang::RecordDecl *RD = T.getCanonicalType()->getAsRecordDecl();
-  if (!RD || !(RD = RD->getDefinition()))
+  if (!RD || !(RD = RD->getDefinition()) || RD->isInvalidDecl() || RD->isBeingDefined())
     return false;
   for (const clang::FieldDecl *F : RD->fields())
     if (containsZeroInitKind(F->getType(), Ctx))

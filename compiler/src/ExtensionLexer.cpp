@@ -89,11 +89,24 @@ private:
           Names.push_back(Tokens[J].Text.str());
       std::sort(Names.begin(), Names.end());
       Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
-      auto FirstEdit = std::lower_bound(EditBegins.begin(), EditBegins.end(), Tokens[I].Offset);
-      bool Desugared = FirstEdit != EditBegins.end() && *FirstEdit <= Tokens[Close].Offset;
+      // An edit on a line the body shares (a renamed `main` before its
+      // `{`, say) moves the columns of that line in the emitted C, where
+      // stage 2 would report a skipped body's errors: parse it here instead.
+      unsigned From = lineStart(Tokens[I].Offset), To = lineEnd(Tokens[Close].Offset);
+      auto FirstEdit = std::lower_bound(EditBegins.begin(), EditBegins.end(), From);
+      bool Desugared = FirstEdit != EditBegins.end() && *FirstEdit <= To;
       Result.Groups.push_back({Tokens[I].Offset, Tokens[Close].Offset, std::move(Names), Desugared});
       I = Close;
     }
+  }
+
+  unsigned lineStart(unsigned Offset) const {
+    size_t NL = Source.rfind('\n', Offset);
+    return NL == llvm::StringRef::npos ? 0 : static_cast<unsigned>(NL + 1);
+  }
+  unsigned lineEnd(unsigned Offset) const {
+    size_t NL = Source.find('\n', Offset);
+    return NL == llvm::StringRef::npos ? static_cast<unsigned>(Source.size()) : static_cast<unsigned>(NL);
   }
 
   bool isWord(size_t I, llvm::StringRef Word) const { return Code.isWord(I, Word); }

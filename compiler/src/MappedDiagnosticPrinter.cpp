@@ -1,13 +1,15 @@
 // MappedDiagnosticPrinter: see MappedDiagnosticPrinter.h.
 #include "MappedDiagnosticPrinter.h"
+#include "UserNames.h"
 
 #include "clang/Basic/DiagnosticIDs.h"
 #include "llvm/Support/Regex.h"
 
 namespace cfacc {
 
-MappedDiagnosticPrinter::MappedDiagnosticPrinter(llvm::raw_ostream &OS, const DesugaringFileSystem &FS)
-    : OS(OS), FS(FS), Options(new clang::DiagnosticOptions()), IDs(new clang::DiagnosticIDs()) {
+MappedDiagnosticPrinter::MappedDiagnosticPrinter(llvm::raw_ostream &OS, const DesugaringFileSystem &FS,
+                                                 std::string IncludeDir)
+    : OS(OS), FS(FS), IncludeDir(std::move(IncludeDir)), Options(new clang::DiagnosticOptions()), IDs(new clang::DiagnosticIDs()) {
   OriginalDiags = std::make_unique<clang::DiagnosticsEngine>(IDs, Options, &Ignore, /*ShouldOwnClient=*/false);
   OriginalFiles = std::make_unique<clang::FileManager>(clang::FileSystemOptions());
   OriginalSM = std::make_unique<clang::SourceManager>(*OriginalDiags, *OriginalFiles);
@@ -51,6 +53,13 @@ clang::FullSourceLoc MappedDiagnosticPrinter::toOriginal(clang::SourceLocation L
   return clang::FullSourceLoc(OriginalSM->getComposedLoc(Original, std::min(Offset, Size)), *OriginalSM);
 }
 
+bool MappedDiagnosticPrinter::isInOwnHeader(clang::SourceLocation Loc, const clang::SourceManager &SM) const {
+  if (Loc.isInvalid() || IncludeDir.empty())
+    return false;
+  auto Entry = SM.getFileEntryRefForID(SM.getFileID(SM.getFileLoc(Loc)));
+  return Entry && llvm::StringRef(Entry->getName()).starts_with(IncludeDir + "/");
+}
+
 void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
                                                const clang::Diagnostic &Info) {
   DiagnosticConsumer::HandleDiagnostic(Level, Info);
@@ -58,11 +67,7 @@ void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level L
     BeginSourceFile(LangOpts, nullptr);
   llvm::SmallString<256> Message;
   Info.FormatDiagnostic(Message);
-  // Show the renamed type mains as the user wrote them.
-  static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_]+");
-  std::string Text = Message.str().str();
-  while (TypeMain.match(Text))
-    Text = TypeMain.sub("main", Text);
+  std::string Text = withUserNames(Message.str().str());
 
   llvm::StringRef Flag = clang::DiagnosticIDs::getWarningOptionForDiag(Info.getID());
   if (!Flag.empty() && Level == clang::DiagnosticsEngine::Warning)
@@ -75,6 +80,8 @@ void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level L
   llvm::SmallVector<clang::CharSourceRange, 4> Ranges;
   if (Info.hasSourceManager()) {
     const clang::SourceManager &SM = Info.getSourceManager();
+    if (Level == clang::DiagnosticsEngine::Note && isInOwnHeader(Info.getLocation(), SM))
+      return;
     Loc = toOriginal(Info.getLocation(), SM);
     for (const clang::CharSourceRange &R : Info.getRanges()) {
       clang::FullSourceLoc B = toOriginal(R.getBegin(), SM), E = toOriginal(R.getEnd(), SM);

@@ -7,7 +7,9 @@
 // TextDiagnostic prints the result, so the format is Clang's:
 // `file:line:col: error: message`, the source line and a caret. Internal
 // names are shown as written (`__cfa_main_T` is `main`). Fix-it hints are
-// dropped: they were computed on the desugared text.
+// dropped: they were computed on the desugared text. Notes located in
+// cfacc's own headers (the prelude, the library's macros) are dropped too:
+// the diagnostic they belong to already points at the user's code.
 #ifndef CFACC_MAPPED_DIAGNOSTIC_PRINTER_H
 #define CFACC_MAPPED_DIAGNOSTIC_PRINTER_H
 
@@ -26,7 +28,8 @@ namespace cfacc {
 
 class MappedDiagnosticPrinter : public clang::DiagnosticConsumer {
 public:
-  MappedDiagnosticPrinter(llvm::raw_ostream &OS, const DesugaringFileSystem &FS);
+  // IncludeDir: cfacc's own headers.
+  MappedDiagnosticPrinter(llvm::raw_ostream &OS, const DesugaringFileSystem &FS, std::string IncludeDir);
   ~MappedDiagnosticPrinter() override;
 
   void BeginSourceFile(const clang::LangOptions &LO, const clang::Preprocessor *PP) override;
@@ -35,9 +38,11 @@ public:
 private:
   clang::FullSourceLoc toOriginal(clang::SourceLocation Loc, const clang::SourceManager &SM);
   clang::FileID originalFile(llvm::StringRef Name);
+  bool isInOwnHeader(clang::SourceLocation Loc, const clang::SourceManager &SM) const;
 
   llvm::raw_ostream &OS;
   const DesugaringFileSystem &FS;
+  std::string IncludeDir;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> Options;
   clang::LangOptions LangOpts;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> IDs;

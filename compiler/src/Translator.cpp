@@ -143,6 +143,7 @@ Translation translateFile(const std::string &Path, const std::vector<std::string
                           const std::string &IncludeDir) {
   Translation Out;
   auto FS = llvm::makeIntrusiveRefCnt<DesugaringFileSystem>(llvm::vfs::getRealFileSystem());
+  FS->addExtensionSource(Path); // the driver translates only cfa-language inputs
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), FS);
   std::vector<std::string> Args = {"cfacc", "-fsyntax-only", "-std=gnu17", "-resource-dir",
                                    CFACC_RESOURCE_DIR, "-isystem", IncludeDir};
@@ -150,7 +151,7 @@ Translation translateFile(const std::string &Path, const std::vector<std::string
   // Stage 1 reports errors only: stage 2 sees every body (some are skipped
   // here) and reports the warnings, once.
   Args.insert(Args.end(), {"-w", "-x", "c", Path});
-  MappedDiagnosticPrinter Printer(llvm::errs(), *FS);
+  MappedDiagnosticPrinter Printer(llvm::errs(), *FS, IncludeDir);
   clang::tooling::ToolInvocation Invocation(Args, std::make_unique<LoweringAction>(*FS, Out), Files.get());
   Invocation.setDiagnosticConsumer(&Printer);
   bool Ran = Invocation.run();

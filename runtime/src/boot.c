@@ -11,6 +11,7 @@
  * pthreads, and any thread still running simply stops.
  */
 #include "kernel.h"
+#include "environment.h"
 #include "context.h"
 #include "stack.h"
 #include "io_processor.h"
@@ -33,6 +34,7 @@ __attribute__((constructor(101))) void runtime_boot(void)
 {
     if (cfa_tls_processor)
         return;
+    env_validate();
     stack_configure();
     stats_configure();
     deadlock_configure();

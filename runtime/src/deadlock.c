@@ -17,6 +17,7 @@
  * CFA_DEADLOCK_DETECTION=0 turns the check off.
  */
 #include "kernel.h"
+#include "environment.h"
 #include "context.h"
 
 #include <dirent.h>
@@ -70,8 +71,7 @@ static bool detection = true;
 
 void deadlock_configure(void)
 {
-    const char *env = getenv("CFA_DEADLOCK_DETECTION");
-    detection = !(env && strcmp(env, "0") == 0);
+    detection = env_flag(ENV_CFA_DEADLOCK_DETECTION);
 }
 
 static bool all_processors_asleep(void)

@@ -14,6 +14,7 @@
  *                           tiny rings exercise the full-ring paths)
  */
 #include "kernel.h"
+#include "environment.h"
 #include "io_internal.h"
 #include "spinlock.h"
 #include "timer.h"
@@ -34,12 +35,6 @@ static _Atomic int all_lock;
 static struct io_context *all;
 static struct io_stats retired;
 static unsigned long uring_procs, fallback_procs; /* ever started, under all_lock */
-
-static bool env_true(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
 
 static void print_stats(void)
 {
@@ -64,23 +59,10 @@ static void print_stats(void)
 static void configure(void)
 {
     configured = true;
-    verbose = env_true("CFA_VERBOSE") || env_true("CFA_STATS");
-    const char *mode = getenv("CFA_IO");
-    if (mode && *mode) {
-        if (strcmp(mode, "fallback") == 0)
-            force_fallback = true;
-        else if (strcmp(mode, "uring") != 0 && strcmp(mode, "io_uring") != 0)
-            cfa_fatal("CFA_IO=%s: expected fallback or uring", mode);
-    }
-    const char *entries = getenv("CFA_IO_ENTRIES");
-    if (entries && *entries) {
-        char *end;
-        long n = strtol(entries, &end, 10);
-        if (*end || n < 2 || n > 32768 || (n & (n - 1)))
-            cfa_fatal("CFA_IO_ENTRIES=%s: expected a power of two from 2 to 32768", entries);
-        ring_entries = (unsigned)n;
-    }
-    if (env_true("CFA_STATS"))
+    verbose = env_flag(ENV_CFA_VERBOSE) || env_flag(ENV_CFA_STATS);
+    force_fallback = strcmp(env_choice(ENV_CFA_IO), "fallback") == 0;
+    ring_entries = (unsigned)env_count(ENV_CFA_IO_ENTRIES);
+    if (env_flag(ENV_CFA_STATS))
         atexit(print_stats);
 }
 

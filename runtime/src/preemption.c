@@ -25,6 +25,7 @@
  * must run with CFA_PREEMPTION_MS=0.
  */
 #include "kernel.h"
+#include "environment.h"
 #include "context.h"
 
 #include <errno.h>
@@ -39,7 +40,7 @@
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
 
 static uintptr_t program_text_low, program_text_high;
-static long slice_ms = 10;
+static long slice_ms; /* CFA_PREEMPTION_MS, set at boot */
 
 static int find_program_text(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -154,14 +155,7 @@ void preemption_start(void)
     install_handler(); /* for preemption_poke only */
     return;
 #endif
-    const char *env = getenv("CFA_PREEMPTION_MS");
-    if (env && *env) {
-        char *end;
-        long ms = strtol(env, &end, 10);
-        if (*end || ms < 0)
-            cfa_fatal("CFA_PREEMPTION_MS=%s is not a number of milliseconds", env);
-        slice_ms = ms;
-    }
+    slice_ms = env_count(ENV_CFA_PREEMPTION_MS);
     install_handler();
     if (slice_ms == 0)
         return;

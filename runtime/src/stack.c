@@ -15,6 +15,7 @@
 #include "stack.h"
 #include "context.h"
 #include "kernel.h"
+#include "environment.h"
 #include "spinlock.h"
 
 #include <errno.h>
@@ -24,7 +25,6 @@
 #include <unistd.h>
 
 enum {
-    DEFAULT_STACK = 256 * 1024,
     MIN_STACK = 16 * 1024,
     POOL_LIMIT = 1024,
     CACHE_LIMIT = 8,
@@ -32,7 +32,7 @@ enum {
 
 struct pooled { struct pooled *next; };
 
-static size_t default_usable = DEFAULT_STACK;
+static size_t default_usable; /* CFA_STACK_SIZE, set at boot */
 static size_t page_size = 4096;
 static _Atomic int pool_lock;
 static struct pooled *pool;
@@ -43,17 +43,7 @@ static size_t round_to_page(size_t n) { return (n + page_size - 1) & ~(page_size
 void stack_configure(void)
 {
     page_size = (size_t)sysconf(_SC_PAGESIZE);
-    const char *env = getenv("CFA_STACK_SIZE");
-    if (env && *env) {
-        char *end;
-        unsigned long long n = strtoull(env, &end, 0);
-        if (*end == 'k' || *end == 'K') n <<= 10, end++;
-        else if (*end == 'm' || *end == 'M') n <<= 20, end++;
-        if (*end != '\0' || n < MIN_STACK)
-            cfa_fatal("CFA_STACK_SIZE=%s is not a size of at least %d bytes", env, MIN_STACK);
-        default_usable = (size_t)n;
-    }
-    default_usable = round_to_page(default_usable);
+    default_usable = round_to_page(env_size(ENV_CFA_STACK_SIZE));
 }
 
 size_t cfa_default_stack_size(void) { return default_usable; }

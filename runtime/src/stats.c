@@ -5,6 +5,7 @@
  * be off by the operations in flight at that instant.
  */
 #include "kernel.h"
+#include "environment.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,6 @@ static void print_stats(void)
 
 void stats_configure(void)
 {
-    const char *env = getenv("CFA_STATS");
-    if (env && *env && strcmp(env, "0") != 0)
+    if (env_flag(ENV_CFA_STATS))
         atexit(print_stats);
 }

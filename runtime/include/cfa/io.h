@@ -36,6 +36,7 @@
  * accept, and <sys/types.h> select. The typedefs follow glibc's own guards
  * (the runtime is x86-64 Linux with glibc), so a later <sys/types.h> or
  * <sys/socket.h> agrees with them. */
+#include <stdbool.h>
 #include <bits/types.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,7 +99,7 @@ ssize_t cfa_io_wait(io_future *f);
 
 /* Whether f has completed (cfa_io_wait would return at once). It also lets
  * the processor submit pending requests, so a polling loop progresses. */
-_Bool cfa_io_available(io_future *f);
+bool cfa_io_available(io_future *f);
 
 /* --- synchronous calls ------------------------------------------------- */
 ssize_t cfa_read(int fd, void *buf, size_t count);

@@ -18,6 +18,7 @@
 #ifndef CFA_MONITOR_H
 #define CFA_MONITOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -68,9 +69,9 @@ struct cfa_mutex_group {
  * leaves; signal_block runs it at once and blocks the signaller until the
  * waiter leaves or waits. Both return whether a thread was waiting. */
 void      cfa_wait(struct cfa_condition *c, uintptr_t info);
-_Bool      cfa_signal(struct cfa_condition *c);
-_Bool      cfa_signal_block(struct cfa_condition *c);
-_Bool      cfa_condition_empty(const struct cfa_condition *c);
+bool      cfa_signal(struct cfa_condition *c);
+bool      cfa_signal_block(struct cfa_condition *c);
+bool      cfa_condition_empty(const struct cfa_condition *c);
 uintptr_t cfa_condition_front(const struct cfa_condition *c);
 
 /* External scheduling: one waitfor statement. Each enabled clause names a
@@ -101,7 +102,7 @@ enum {
  * (n == 0) it returns CFA_WAITFOR_ELSE when nonblocking, CFA_WAITFOR_TIMEOUT
  * after the timeout, and CFA_WAITFOR_NONE at once otherwise. */
 int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t timeout_ns,
-                _Bool nonblocking);
+                bool nonblocking);
 
 /* How many calls wait to enter m: a hook for tests that must know a call
  * has queued (say, before a waitfor that is to find it waiting). */

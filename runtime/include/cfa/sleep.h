@@ -3,6 +3,7 @@
 #ifndef CFA_SLEEP_H
 #define CFA_SLEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,7 +66,7 @@ int cfa_park_deadline_ns(struct cfa_timed_park *w, int64_t deadline_ns);
 /* Claims w and unparks its thread. Returns false, doing nothing, when the
  * timeout (or another waker) claimed it first. Callable from any user
  * thread or kernel thread. */
-_Bool cfa_unpark_timed(struct cfa_timed_park *w);
+bool cfa_unpark_timed(struct cfa_timed_park *w);
 
 #ifdef __cplusplus
 }

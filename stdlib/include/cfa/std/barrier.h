@@ -16,6 +16,7 @@
 #ifndef CFA_STD_BARRIER_H
 #define CFA_STD_BARRIER_H
 
+#include <stdbool.h>
 #include <cfa/std/waitq.h>
 
 #ifdef __cplusplus
@@ -31,7 +32,7 @@ struct cfa_barrier {
 };
 
 void  cfa_barrier_init(struct cfa_barrier *b, unsigned parties);
-_Bool cfa_barrier_wait(struct cfa_barrier *b);
+bool cfa_barrier_wait(struct cfa_barrier *b);
 
 #ifdef __cplusplus
 }

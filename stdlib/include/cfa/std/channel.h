@@ -26,6 +26,7 @@
 #ifndef CFA_STD_CHANNEL_H
 #define CFA_STD_CHANNEL_H
 
+#include <stdbool.h>
 #include <cfa/std/waitq.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +45,7 @@ enum cfa_channel_status {
 
 struct cfa_channel {
     _Atomic int          lock;      /* first member: waituntil locks objects through it */
-    _Bool                closed;
+    bool                closed;
     size_t               elem_size; /* 0: not initialised */
     size_t               capacity;  /* 0: rendezvous; CFA_CHANNEL_UNBOUNDED */
     size_t               head;      /* ring: `count` values from slot `head` */
@@ -65,7 +66,7 @@ void cfa_channel_destroy(struct cfa_channel *c);
 void cfa_channel_send(struct cfa_channel *c, const void *value);
 /* Blocks until a value arrives (copied to *out: true) or c is closed and
  * drained (false, *out untouched). */
-_Bool cfa_channel_recv(struct cfa_channel *c, void *out);
+bool cfa_channel_recv(struct cfa_channel *c, void *out);
 /* As cfa_channel_recv, but closed and drained is a fatal error: for callers
  * that have no way to report the close. */
 void cfa_channel_recv_value(struct cfa_channel *c, void *out);
@@ -74,7 +75,7 @@ int cfa_channel_try_send(struct cfa_channel *c, const void *value);
 int cfa_channel_try_recv(struct cfa_channel *c, void *out);
 
 void   cfa_channel_close(struct cfa_channel *c);
-_Bool  cfa_channel_is_closed(struct cfa_channel *c);
+bool  cfa_channel_is_closed(struct cfa_channel *c);
 size_t cfa_channel_length(struct cfa_channel *c);  /* values buffered now */
 size_t cfa_channel_capacity(const struct cfa_channel *c);
 

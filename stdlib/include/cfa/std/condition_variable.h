@@ -22,6 +22,7 @@
 #ifndef CFA_STD_CONDITION_VARIABLE_H
 #define CFA_STD_CONDITION_VARIABLE_H
 
+#include <stdbool.h>
 #include <cfa/std/mutex_lock.h>
 #include <cfa/std/owner_lock.h>
 #include <cfa/std/waitq.h>
@@ -39,13 +40,13 @@ struct cfa_condition_variable {
 void     cfa_condvar_wait_mutex(struct cfa_condition_variable *cv, struct cfa_mutex_lock *m);
 void     cfa_condvar_wait_owner(struct cfa_condition_variable *cv, struct cfa_owner_lock *l);
 /* timeout_ns <= 0 only releases and retakes the lock (false unless notified already). */
-_Bool    cfa_condvar_wait_mutex_for(struct cfa_condition_variable *cv, struct cfa_mutex_lock *m,
+bool    cfa_condvar_wait_mutex_for(struct cfa_condition_variable *cv, struct cfa_mutex_lock *m,
                                     int64_t timeout_ns);
-_Bool    cfa_condvar_wait_owner_for(struct cfa_condition_variable *cv, struct cfa_owner_lock *l,
+bool    cfa_condvar_wait_owner_for(struct cfa_condition_variable *cv, struct cfa_owner_lock *l,
                                     int64_t timeout_ns);
 unsigned cfa_condvar_notify_one(struct cfa_condition_variable *cv);
 unsigned cfa_condvar_notify_all(struct cfa_condition_variable *cv);
-_Bool    cfa_condvar_empty(struct cfa_condition_variable *cv);
+bool    cfa_condvar_empty(struct cfa_condition_variable *cv);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #ifndef CFA_STD_FUTURE_H
 #define CFA_STD_FUTURE_H
 
+#include <stdbool.h>
 #include <cfa/std/waitq.h>
 #include <stddef.h>
 
@@ -39,7 +40,7 @@ void  cfa_future_fulfil(struct cfa_future *f, void *slot, const void *value, siz
 /* Blocks until f is fulfilled, then copies the value from slot to out
  * (out may be NULL: only wait). */
 void  cfa_future_get(struct cfa_future *f, const void *slot, void *out, size_t size);
-_Bool cfa_future_available(struct cfa_future *f);
+bool cfa_future_available(struct cfa_future *f);
 /* Back to empty. Fatal if a thread is blocked on f. */
 void  cfa_future_reset(struct cfa_future *f);
 

@@ -18,6 +18,7 @@
 #ifndef CFA_STD_MUTEX_LOCK_H
 #define CFA_STD_MUTEX_LOCK_H
 
+#include <stdbool.h>
 #include <cfa/std/waitq.h>
 
 #ifdef __cplusplus
@@ -34,10 +35,10 @@ struct cfa_mutex_lock {
 };
 
 void  cfa_mutex_lock_acquire(struct cfa_mutex_lock *m);
-_Bool cfa_mutex_lock_try_acquire(struct cfa_mutex_lock *m);
+bool cfa_mutex_lock_try_acquire(struct cfa_mutex_lock *m);
 void  cfa_mutex_lock_release(struct cfa_mutex_lock *m);
 /* Whether the calling thread holds m. */
-_Bool cfa_mutex_lock_owned(struct cfa_mutex_lock *m);
+bool cfa_mutex_lock_owned(struct cfa_mutex_lock *m);
 
 #ifdef __cplusplus
 }

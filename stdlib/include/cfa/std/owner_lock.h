@@ -14,6 +14,7 @@
 #ifndef CFA_STD_OWNER_LOCK_H
 #define CFA_STD_OWNER_LOCK_H
 
+#include <stdbool.h>
 #include <cfa/std/waitq.h>
 
 #ifdef __cplusplus
@@ -30,9 +31,9 @@ struct cfa_owner_lock {
 };
 
 void     cfa_owner_lock_acquire(struct cfa_owner_lock *l);
-_Bool    cfa_owner_lock_try_acquire(struct cfa_owner_lock *l);
+bool    cfa_owner_lock_try_acquire(struct cfa_owner_lock *l);
 void     cfa_owner_lock_release(struct cfa_owner_lock *l);
-_Bool    cfa_owner_lock_owned(struct cfa_owner_lock *l);
+bool    cfa_owner_lock_owned(struct cfa_owner_lock *l);
 /* The holder's nesting depth (0 when the caller does not hold it). */
 unsigned cfa_owner_lock_depth(struct cfa_owner_lock *l);
 

@@ -17,6 +17,7 @@
 #ifndef CFA_STD_SEMAPHORE_H
 #define CFA_STD_SEMAPHORE_H
 
+#include <stdbool.h>
 #include <cfa/std/waitq.h>
 
 #ifdef __cplusplus
@@ -31,7 +32,7 @@ struct cfa_semaphore {
 };
 
 void      cfa_semaphore_init(struct cfa_semaphore *s, long long count);
-_Bool     cfa_semaphore_try_P(struct cfa_semaphore *s);
+bool     cfa_semaphore_try_P(struct cfa_semaphore *s);
 long long cfa_semaphore_count(struct cfa_semaphore *s); /* permits available now */
 
 /* Out of line (semaphore.c): P found no permit; V found Ps owed one (or

@@ -8,10 +8,18 @@
 #ifndef CFA_STD_WAITQ_H
 #define CFA_STD_WAITQ_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct cfa_std_waiter;
 
 struct cfa_std_waitq {
     struct cfa_std_waiter *head, *tail; /* oldest first */
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

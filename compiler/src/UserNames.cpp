@@ -1,0 +1,19 @@
+// UserNames: see UserNames.h.
+#include "UserNames.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Regex.h"
+
+namespace cfacc {
+
+std::string withUserNames(std::string Text) {
+  static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_]+");
+  static const llvm::Regex Unit("__cfa_(ns|us|ms|s)([^A-Za-z0-9_]|$)");
+  while (TypeMain.match(Text))
+    Text = TypeMain.sub("main", Text);
+  while (Unit.match(Text))
+    Text = Unit.sub("\\1\\2", Text);
+  return Text;
+}
+
+} // namespace cfacc

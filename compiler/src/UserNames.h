@@ -1,0 +1,13 @@
+// UserNames: the names of the lowered program, in a diagnostic's text,
+// spelt as the user wrote them: a type's main (`__cfa_main_T`) is `main`,
+// a duration unit (`__cfa_ms`, what the prelude's `ms(n)` expands to) is
+// `ms`. Both stages' diagnostic printers apply it to every message.
+#ifndef CFACC_USER_NAMES_H
+#define CFACC_USER_NAMES_H
+
+#include <string>
+
+namespace cfacc {
+std::string withUserNames(std::string Text);
+} // namespace cfacc
+#endif
