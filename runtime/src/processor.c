@@ -295,6 +295,7 @@ static void *processor_kthread(void *arg)
     fault_thread_enter(s);
     io_processor_init(s);
     registry_processor_signalable(s, true);
+    ready_record_cache(s);
     report_step(&s->up, s->starter);
     processor_loop(s);
     stack_cache_flush(s);

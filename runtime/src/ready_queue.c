@@ -197,7 +197,7 @@ static inline void refresh_cache(struct ready_queue *q, struct ready_local *me)
 {
     if (!topology_has_several_caches())
         return;
-    int cpu = sched_getcpu();
+    int cpu = topology_cpu_of(me->index);
     if (cpu == me->cpu)
         return;
     me->cpu = cpu;
@@ -207,6 +207,18 @@ static inline void refresh_cache(struct ready_queue *q, struct ready_local *me)
     me->cache = cache;
     for (unsigned s = 0; s < SHARD_FACTOR; s++)
         atomic_store_explicit(&q->hints[lane_base(me) + s].cache, cache, memory_order_relaxed);
+}
+
+void ready_record_cache(struct cfa_processor_state *p)
+{
+    ready_enter(p);
+    refresh_cache(&p->cluster->state->ready, &p->rq);
+    ready_leave(p);
+}
+
+static inline bool in_my_cache(struct ready_queue *q, struct ready_local *me, unsigned lane)
+{
+    return atomic_load_explicit(&q->hints[lane].cache, memory_order_relaxed) == me->cache;
 }
 
 #ifndef CFA_NO_HELPING
@@ -225,9 +237,10 @@ static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
         return NO_TARGET;
     unsigned target = remote_lane(q, me);
     if (topology_has_several_caches())
-        for (int i = 0; i < CACHE_REDRAWS &&
-                        atomic_load_explicit(&q->hints[target].cache, memory_order_relaxed) != me->cache; i++)
+        for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, target); i++)
             target = remote_lane(q, me);
+    if (in_my_cache(q, me, target)) me->stats.target_same_cache++;
+    else me->stats.target_other_cache++;
     return target;
 }
 
@@ -354,6 +367,18 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
 }
 #endif
 
+/* A random lane to steal from, redrawn like a helping target while it is
+ * in another cache instance (thesis 4.4.3): at scale most lanes are
+ * remote, and a stolen thread brings its working set along. */
+static inline unsigned steal_victim(struct ready_queue *q, struct ready_local *me)
+{
+    unsigned victim = random_below(me, q->count);
+    if (topology_has_several_caches())
+        for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, victim); i++)
+            victim = random_below(me, q->count);
+    return victim;
+}
+
 struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
 {
     struct ready_queue *q = &p->cluster->state->ready;
@@ -380,11 +405,13 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         goto out;
     }
     for (int i = 0; i < STEAL_TRIES; i++) {
-        unsigned victim = random_below(me, q->count);
+        unsigned victim = steal_victim(q, me);
         if (victim - base < SHARD_FACTOR || !past_grace(q, victim, now))
             continue;
         if ((t = lane_try_pop(q, victim, now))) {
             me->stats.pop_stolen++;
+            if (in_my_cache(q, me, victim)) me->stats.steal_same_cache++;
+            else me->stats.steal_other_cache++;
             goto out;
         }
     }
@@ -421,10 +448,10 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
 
 static void write_lock(struct ready_queue *q)
 {
-    spin_lock(&q->write_lock);
+    rw_take(&q->write_lock);
     for (unsigned i = 0; i < q->nreaders; i++)
-        spin_lock(&q->readers[i]->rq.read_lock);
-    spin_lock(&q->external_lock);
+        rw_take(&q->readers[i]->rq.read_lock);
+    rw_take(&q->external_lock);
 }
 
 static void write_unlock(struct ready_queue *q, unsigned nreaders, struct cfa_processor_state **readers)
@@ -558,6 +585,10 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->help_declined += from->help_declined;
     to->notify_held += from->notify_held;
     to->os_yields += from->os_yields;
+    to->target_same_cache += from->target_same_cache;
+    to->target_other_cache += from->target_other_cache;
+    to->steal_same_cache += from->steal_same_cache;
+    to->steal_other_cache += from->steal_other_cache;
 }
 
 void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
@@ -632,6 +663,27 @@ void ready_queue_stats(struct ready_queue *q, struct ready_stats *out)
     *out = q->retired;
     for (unsigned i = 0; i < q->nreaders; i++)
         stats_add(out, &q->readers[i]->rq.stats);
+}
+
+void ready_queue_cache_spread(struct ready_queue *q, unsigned *instances, unsigned *min_lanes,
+                              unsigned *max_lanes)
+{
+    enum { MAX_INSTANCES = 4096 };
+    static unsigned lanes_in[MAX_INSTANCES]; /* only stats.c calls this, at exit */
+    memset(lanes_in, 0, sizeof lanes_in);
+    *instances = 0;
+    *min_lanes = *max_lanes = 0;
+    for (unsigned i = 0; i < q->count; i++) {
+        unsigned c = atomic_load_explicit(&q->hints[i].cache, memory_order_relaxed);
+        if (c < MAX_INSTANCES && lanes_in[c]++ == 0)
+            ++*instances;
+    }
+    for (unsigned c = 0; c < MAX_INSTANCES; c++) {
+        if (!lanes_in[c])
+            continue;
+        if (!*min_lanes || lanes_in[c] < *min_lanes) *min_lanes = lanes_in[c];
+        if (lanes_in[c] > *max_lanes) *max_lanes = lanes_in[c];
+    }
 }
 
 void ready_queue_enter_external(struct ready_queue *q) { rw_read_lock(&q->write_lock, &q->external_lock); }

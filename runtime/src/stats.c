@@ -23,6 +23,13 @@ static void print_cluster(const char *name, struct cfa_cluster_state *cs)
             s.push_external, s.run_next, s.pop_local, s.pop_helped, s.pop_stolen, s.pop_searched, s.help_declined,
             atomic_load(&cs->idle.sleeps), atomic_load(&cs->idle.wakeups),
             atomic_load(&cs->idle.notify_syscalls), s.notify_held, s.os_yields);
+    unsigned instances, min_lanes, max_lanes;
+    ready_queue_cache_spread(&cs->ready, &instances, &min_lanes, &max_lanes);
+    fprintf(stderr,
+            "cfa stats:   cache: instances %u, lanes per instance %u-%u; help targets same %lu, other %lu; "
+            "steals same %lu, other %lu\n",
+            instances, min_lanes, max_lanes, s.target_same_cache, s.target_other_cache, s.steal_same_cache,
+            s.steal_other_cache);
 }
 
 static void print_stats(void)
