@@ -239,8 +239,8 @@ static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
     if (topology_has_several_caches())
         for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, target); i++)
             target = remote_lane(q, me);
-    if (in_my_cache(q, me, target)) me->stats.target_same_cache++;
-    else me->stats.target_other_cache++;
+    if (in_my_cache(q, me, target)) STAT_ADD(me->stats.target_same_cache, 1);
+    else STAT_ADD(me->stats.target_other_cache, 1);
     return target;
 }
 
@@ -296,10 +296,10 @@ void ready_push(struct cfa_thread *t, enum push_where where)
     hint_store(q, i, l);
     spin_unlock(&l->lock);
     if (me) {
-        if (where == PUSH_LOCAL) me->stats.push_local++;
-        else me->stats.push_remote++;
+        if (where == PUSH_LOCAL) STAT_ADD(me->stats.push_local, 1);
+        else STAT_ADD(me->stats.push_remote, 1);
     } else {
-        q->retired.push_external++; /* under external_lock */
+        STAT_ADD(q->retired.push_external, 1); /* under external_lock */
     }
     if (me && me->holding_notify)
         me->held_pushes++;
@@ -326,7 +326,7 @@ void ready_release_notify(struct cfa_processor_state *p)
         idle_notify(&p->cluster->state->idle);
         ready_leave(p);
     } else {
-        me->stats.notify_held += me->held_pushes;
+        STAT_ADD(me->stats.notify_held, me->held_pushes);
     }
 }
 
@@ -354,11 +354,11 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
     if (target < q->count && past_grace(q, target, now) && worth_helping(q, me, target, now)) {
         t = lane_try_pop(q, target, now);
         if (t) {
-            me->stats.pop_helped++;
+            STAT_ADD(me->stats.pop_helped, 1);
             me->help_one_in = HELP_ONE_IN;
         }
     } else {
-        me->stats.help_declined++;
+        STAT_ADD(me->stats.help_declined, 1);
         if (me->help_one_in < HELP_ONE_IN_MAX)
             me->help_one_in *= 2;
     }
@@ -401,7 +401,7 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         second = base;
     }
     if ((t = lane_try_pop(q, first, now)) || (t = lane_try_pop(q, second, now))) {
-        me->stats.pop_local++;
+        STAT_ADD(me->stats.pop_local, 1);
         goto out;
     }
     for (int i = 0; i < STEAL_TRIES; i++) {
@@ -409,9 +409,9 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         if (victim - base < SHARD_FACTOR || !past_grace(q, victim, now))
             continue;
         if ((t = lane_try_pop(q, victim, now))) {
-            me->stats.pop_stolen++;
-            if (in_my_cache(q, me, victim)) me->stats.steal_same_cache++;
-            else me->stats.steal_other_cache++;
+            STAT_ADD(me->stats.pop_stolen, 1);
+            if (in_my_cache(q, me, victim)) STAT_ADD(me->stats.steal_same_cache, 1);
+            else STAT_ADD(me->stats.steal_other_cache, 1);
             goto out;
         }
     }
@@ -439,7 +439,7 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
             t->last_lane = i;
     }
     if (t)
-        me->stats.pop_searched++;
+        STAT_ADD(me->stats.pop_searched, 1);
     ready_leave(p);
     return t;
 }
@@ -660,7 +660,8 @@ bool ready_queue_any(struct ready_queue *q)
 
 void ready_queue_stats(struct ready_queue *q, struct ready_stats *out)
 {
-    *out = q->retired;
+    memset(out, 0, sizeof *out);
+    stats_add(out, &q->retired);
     for (unsigned i = 0; i < q->nreaders; i++)
         stats_add(out, &q->readers[i]->rq.stats);
 }
