@@ -7,6 +7,10 @@
  *   costs resize [N]   time of a processor start and stop (the resize
  *                      writer's critical path) at 2, 8, 32, ... N
  *                      processors, all idle: median of REPS pairs each
+ *   costs idle [N]     two threads ping-pong by park/unpark while the
+ *                      other processors sleep, at 2, 8, 32, ... N
+ *                      processors: time per round trip (each unpark may
+ *                      wake a sleeper, whose idle episode scans every lane)
  *
  * Run it under HWLOC_SYNTHETIC to give the processors a 256-PU machine's
  * cache map (bench/topology/run.sh does).
@@ -112,6 +116,39 @@ static void resize(int max)
     }
 }
 
+enum { ROUND_TRIPS = 20000 };
+
+static struct cfa_thread partner, *pinger;
+
+static void partner_main(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ROUND_TRIPS; i++) {
+        cfa_park();
+        cfa_unpark(pinger);
+    }
+}
+
+static void idle(int max)
+{
+    pinger = cfa_this_thread();
+    for (int n = 2; n <= max; n = n * 4 > max && n < max ? max : n * 4) {
+        struct cfa_processor *p = start_many(n);
+        cfa_thread_start(&partner, partner_main, NULL, "Partner", 0);
+        double t0 = now_us();
+        for (int i = 0; i < ROUND_TRIPS; i++) {
+            cfa_unpark(&partner);
+            cfa_park();
+        }
+        double t1 = now_us();
+        cfa_thread_join(&partner);
+        cfa_thread_destroy(&partner);
+        printf("idle: %3d processors: %.2f us per park/unpark round trip (%d)\n", n, (t1 - t0) / ROUND_TRIPS,
+               ROUND_TRIPS);
+        stop_many(p, n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 2 ? atoi(argv[2]) : 192;
@@ -123,6 +160,10 @@ int main(int argc, char **argv)
         resize(n);
         return 0;
     }
-    fprintf(stderr, "usage: %s memory|resize [processors >= 2]\n", argv[0]);
+    if (argc >= 2 && strcmp(argv[1], "idle") == 0 && n >= 2) {
+        idle(n);
+        return 0;
+    }
+    fprintf(stderr, "usage: %s memory|resize|idle [processors >= 2]\n", argv[0]);
     return 2;
 }
