@@ -26,9 +26,8 @@
 // CHECK: cache map: lanes spread as positions say; targets and steals prefer the own instance
 // ONE: cfa stats:   cache: instances 1,
 #include "big_cluster.h"
-#include "stats_read.h"
 
-enum { THREADS_PER_PROC = 4, STEPS = 1000, RING = 4, ITERS = 1000, MIN_DRAWS = BIG_PROCS >= 192 ? 1000 : 400 };
+enum { THREADS_PER_PROC = 4, STEPS = 1000, RING = 4, MIN_DRAWS = BIG_PROCS >= 192 ? 1000 : 400 };
 
 /* Whether `same` of `same + other` draws beat halfway between a uniform
  * draw and one with CACHE_REDRAWS = 2 redraws, for `procs` processors. */
@@ -41,53 +40,14 @@ static bool prefers_own_instance(long procs, long same, long other) {
     return fraction > (p + redrawn) / 2;
 }
 
-struct worker {
-    long              steps;
-    struct worker    *next;
-    struct cfa_thread thread;
-};
-
-static void yielder_main(void *object) {
-    struct worker *w = object;
-    for (int i = 0; i < STEPS; i++) {
-        w->steps++;
-        cfa_yield();
-    }
-}
-
-static void ring_main(void *object) {
-    struct worker *w = object;
-    cfa_park();
-    for (int k = 0; k < ITERS; k++) {
-        w->steps++;
-        cfa_unpark(&w->next->thread);
-        cfa_park();
-    }
-}
-
 static void run(void) {
     struct big_procs procs;
     big_start(&procs, BIG_PROCS);
-    int yielders = BIG_PROCS * THREADS_PER_PROC / 2, ringers = BIG_PROCS * THREADS_PER_PROC / 2;
-    ringers -= ringers % RING;
-    struct worker *ws = zalloc_aligned((size_t)(yielders + ringers), sizeof *ws);
-    for (int i = 0; i < yielders; i++)
-        cfa_thread_start(&ws[i].thread, yielder_main, &ws[i], "Yielder", 0);
-    for (int i = 0; i < ringers; i++) {
-        struct worker *w = &ws[yielders + i];
-        w->next = &ws[yielders + i - i % RING + (i % RING + 1) % RING];
-        cfa_thread_start(&w->thread, ring_main, w, "Ring", 0);
-    }
-    /* One permit each from here, ITERS from the predecessor: ITERS + 1 parks. */
-    for (int i = 0; i < ringers; i++)
-        cfa_unpark(&ws[yielders + i].thread);
-    long total = 0;
-    for (int i = 0; i < yielders + ringers; i++) {
-        cfa_thread_join(&ws[i].thread);
-        total += ws[i].steps;
-        CHECK(ws[i].steps == (i < yielders ? STEPS : ITERS), "worker %d made %ld steps", i, ws[i].steps);
-    }
-    printf("procs %d yielders %d ringers %d steps %ld\n", BIG_PROCS, yielders, ringers, total);
+    struct big_load load;
+    int threads = BIG_PROCS * THREADS_PER_PROC;
+    big_load_start(&load, threads / 2, threads / 2, RING, STEPS, NULL);
+    long total = big_load_finish(&load);
+    printf("procs %d yielders %d ringers %d steps %ld\n", BIG_PROCS, load.yielders, load.ringers, total);
     fflush(stdout);
     /* The processors keep running: CFA_STATS prints the map at exit. */
 }
@@ -115,15 +75,4 @@ static void verify(const char *out, const char *err) {
     printf("cache map: lanes spread as positions say; targets and steals prefer the own instance\n");
 }
 
-int main(int argc, char **argv) {
-    if (argc >= 2 && strcmp(argv[1], "run") == 0) {
-        run();
-        return 0;
-    }
-    if (argc >= 4 && strcmp(argv[1], "verify") == 0) {
-        verify(stats_slurp(argv[2]), stats_slurp(argv[3]));
-        return 0;
-    }
-    fprintf(stderr, "usage: %s run | verify OUT ERR\n", argv[0]);
-    return 2;
-}
+int main(int argc, char **argv) { return big_run_or_verify(argc, argv, run, verify); }

@@ -19,7 +19,6 @@
 // RUN: %t verify %t.out %t.err | FileCheck %s
 // CHECK: idle: {{191|47}} idle processors: {{[0-9]+}} pings, {{[0-9]+}} bursts of {{191|47}} threads exact; books balance
 #include "big_cluster.h"
-#include "stats_read.h"
 
 enum { PINGS = 2000, BURSTS = 10 };
 
@@ -91,15 +90,4 @@ static void verify(const char *out, const char *err) {
            bursts, idle);
 }
 
-int main(int argc, char **argv) {
-    if (argc >= 2 && strcmp(argv[1], "run") == 0) {
-        run();
-        return 0;
-    }
-    if (argc >= 4 && strcmp(argv[1], "verify") == 0) {
-        verify(stats_slurp(argv[2]), stats_slurp(argv[3]));
-        return 0;
-    }
-    fprintf(stderr, "usage: %s run | verify OUT ERR\n", argv[0]);
-    return 2;
-}
+int main(int argc, char **argv) { return big_run_or_verify(argc, argv, run, verify); }

@@ -8,7 +8,7 @@
 // resizer is done, so the load lasts the whole resize).
 //
 // Invariants, exact: every yielder makes STEPS steps and every ring thread
-// ITERS wake-ups, never two at once (a thread lost in a removed lane hangs
+// STEPS wake-ups, never two at once (a thread lost in a removed lane hangs
 // the test: the timeout; one queued twice runs twice: the in-step flag and
 // the counts); no permit is left over; the processor count is exactly
 // what the resizer made it after every start and stop, and 1 at the end;
@@ -23,43 +23,9 @@
 
 /* A light load: each busy processor is a runnable kernel thread, and on two
  * CPUs every resize waits for the kernel to run the processors involved. */
-enum { YIELDERS = 4, RINGS = 2, RING = 4, STEPS = 2000, ITERS = 2000, ROUNDS = 1 };
-
-struct worker {
-    int               index;
-    long              steps;
-    _Atomic int       in_step;
-    struct worker    *next;
-    struct cfa_thread thread;
-};
+enum { YIELDERS = 4, RINGS = 2, RING = 4, STEPS = 2000, ROUNDS = 1 };
 
 static _Atomic int resizing;
-
-static void step(struct worker *w) {
-    CHECK(atomic_exchange(&w->in_step, 1) == 0, "worker %d runs twice at once", w->index);
-    w->steps++;
-    atomic_store(&w->in_step, 0);
-}
-
-static void yielder_main(void *object) {
-    struct worker *w = object;
-    for (long i = 0; i < STEPS; i++) {
-        step(w);
-        cfa_yield();
-        if (i == STEPS / 2)
-            while (atomic_load(&resizing)) cfa_yield();
-    }
-}
-
-static void ring_main(void *object) {
-    struct worker *w = object;
-    cfa_park();
-    for (long k = 0; k < ITERS; k++) {
-        step(w);
-        cfa_unpark(&w->next->thread);
-        cfa_park();
-    }
-}
 
 struct resizer {
     int               resizes;
@@ -96,39 +62,19 @@ static void resizer_main(void *object) {
 
 int main(int argc, char **argv) {
     long reps = repeat_count(argc, argv);
-    int nworkers = YIELDERS + RINGS * RING;
-    struct worker *ws = zalloc_aligned(nworkers, sizeof *ws);
     for (rep_index = 0; rep_index < reps; rep_index++) {
-        memset(ws, 0, sizeof *ws * nworkers);
         struct resizer r = { 0 };
+        struct big_load load;
         atomic_store(&resizing, 1);
-        for (int i = 0; i < nworkers; i++) {
-            struct worker *w = &ws[i];
-            w->index = i;
-            if (i < YIELDERS) {
-                cfa_thread_start(&w->thread, yielder_main, w, "Yielder", 0);
-            } else {
-                int base = i - (i - YIELDERS) % RING;
-                w->next = &ws[base + ((i - base) + 1) % RING];
-                cfa_thread_start(&w->thread, ring_main, w, "Ring", 0);
-            }
-        }
+        big_load_start(&load, YIELDERS, RINGS * RING, RING, STEPS, &resizing);
         cfa_thread_start(&r.thread, resizer_main, &r, "Resizer", 0);
-        for (int i = YIELDERS; i < nworkers; i++)
-            cfa_unpark(&ws[i].thread); /* one permit each: ITERS + 1 parks */
         cfa_thread_join(&r.thread);
         cfa_thread_destroy(&r.thread);
         atomic_store(&resizing, 0);
         CHECK_EQ(cfa_cluster_processor_count(cfa_current_cluster()), 1);
-        for (int i = 0; i < nworkers; i++) {
-            cfa_thread_join(&ws[i].thread);
-            CHECK(ws[i].steps == (i < YIELDERS ? STEPS : ITERS), "worker %d made %ld steps", i, ws[i].steps);
-            CHECK_EQ(atomic_load(&ws[i].thread.ticket), 0);
-            cfa_thread_destroy(&ws[i].thread);
-        }
+        big_load_finish(&load);
         REPORT("resize: 1 -> %d -> 1 processors (%d resizes), %d yielders x %d steps, %d rings x %d x %d "
-               "wake-ups exact\n", BIG_PROCS, r.resizes, YIELDERS, STEPS, RINGS, RING, ITERS);
+               "wake-ups exact\n", BIG_PROCS, r.resizes, YIELDERS, STEPS, RINGS, RING, STEPS);
     }
-    free(ws);
     return 0;
 }
