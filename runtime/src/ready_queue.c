@@ -448,10 +448,10 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
 
 static void write_lock(struct ready_queue *q)
 {
-    rw_take(&q->write_lock);
+    spin_lock(&q->write_lock);
     for (unsigned i = 0; i < q->nreaders; i++)
-        rw_take(&q->readers[i]->rq.read_lock);
-    rw_take(&q->external_lock);
+        spin_lock(&q->readers[i]->rq.read_lock);
+    spin_lock(&q->external_lock);
 }
 
 static void write_unlock(struct ready_queue *q, unsigned nreaders, struct cfa_processor_state **readers)
