@@ -15,7 +15,8 @@
 #   %timeout     `timeout <seconds>` bounding one command (scaled under sanitizers)
 #   FileCheck, not, count   from LLVM 19 (found by CMake)
 # Features: asan, tsan, sanitizer, stress, cfacc, shared (the design repo's
-# conformance programs are reachable: %shared is their root).
+# conformance programs are reachable: %shared is their root), valgrind
+# (valgrind is installed).
 import os
 import shutil
 import lit.formats
@@ -97,8 +98,8 @@ config.substitutions.append(("%cfa-src", config.cfa_src_root))
 
 if config.cfa_cfacc and os.path.exists(config.cfa_cfacc):
     config.available_features.add("cfacc")
-# Build systems the toolchain tests drive.
-for tool in ["cmake", "ninja"]:
+# Tools that some tests drive: build systems, valgrind.
+for tool in ["cmake", "ninja", "valgrind"]:
     if shutil.which(tool):
         config.available_features.add(tool)
 

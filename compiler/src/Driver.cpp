@@ -7,7 +7,8 @@
 // __FILE__ and -MD dependencies all name the user's files; .c/.s/.S files
 // go to clang-19 directly; anything else (.o, .a, .so) is a linker input.
 // Linking adds libcfa_std.a (when built), libcfa.a and the runtime's
-// libraries after the user's inputs.
+// libraries after the user's inputs; with -fsanitize=thread or =address,
+// the runtime's variant built for that sanitizer (Toolchain.h).
 //
 // Options follow clang-19: an option cfacc does not act on goes to clang
 // when compiling and when linking (with -Qunused-arguments, so a
@@ -59,6 +60,7 @@ struct Options {
   std::vector<std::string> CompileArgs; // both stages
   std::vector<std::string> CodegenArgs; // stage 2 only: -g, -M*
   std::vector<std::string> LinkArgs;    // -L, -Wl, -static, ...
+  std::vector<std::string> Sanitizers; // -fsanitize= lists in effect, in order
   bool Verbose = false;
   bool DryRun = false; // -###: print the commands, run none
   bool KeepTemps = false;
@@ -80,6 +82,8 @@ const char *const Usage =
     "                     as for clang\n"
     "  -MD -MMD -MF -MT -MQ -MP  dependency files, as for clang\n"
     "  -l -L -Wl,... -static -shared -rdynamic -pthread  linker options\n"
+    "  -fsanitize=thread|address  instrument the program and link the runtime\n"
+    "                     built for that sanitizer (docs/compiler.md)\n"
     "  -x cfa|c|none|...  language of the following inputs (clang's names, and cfa)\n"
     "  -v                 print the commands cfacc runs\n"
     "  -###               print the commands cfacc would run, run none\n"
@@ -127,6 +131,39 @@ bool isClangSource(llvm::StringRef A) {
 bool isQuery(llvm::StringRef A) {
   return A == "-dumpversion" || A == "-dumpfullversion" || A == "-dumpmachine" ||
          A.starts_with("-print-") || A.starts_with("--print-");
+}
+
+// Keeps the set of sanitizers that -fsanitize=a,b and -fno-sanitize=a,b
+// leave enabled, as clang does.
+void noteSanitizers(llvm::StringRef A, std::vector<std::string> &Enabled) {
+  bool Enable = A.consume_front("-fsanitize=");
+  if (!Enable && !A.consume_front("-fno-sanitize="))
+    return; // -fsanitize-recover=... and the like
+  llvm::SmallVector<llvm::StringRef, 4> Names;
+  A.split(Names, ',', -1, false);
+  for (llvm::StringRef N : Names) {
+    llvm::erase(Enabled, N.str());
+    if (Enable)
+      Enabled.push_back(N.str());
+  }
+}
+
+// The runtime variant the sanitizers need: "" (the plain runtime serves
+// UBSan and the like), "tsan" or "asan"; false for a sanitizer that would
+// need an instrumented C library too.
+bool runtimeVariant(const std::vector<std::string> &Sanitizers, std::string &Variant) {
+  for (const std::string &S : Sanitizers) {
+    if (S == "thread")
+      Variant = "tsan";
+    else if (S == "address")
+      Variant = "asan";
+    else if (S == "memory" || S == "hwaddress" || S == "dataflow") {
+      llvm::errs() << "cfacc: error: -fsanitize=" << S
+                   << " is not supported: the runtime has variants for thread and address only\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 // Returns 0 to continue, or an exit status (1 error, -1 done: help/version).
@@ -197,9 +234,10 @@ int parse(int Argc, const char *const *Argv, Options &O) {
       const char *V = Next(A);
       if (!V) return 1;
       O.CompileArgs.insert(O.CompileArgs.end(), {A.str(), V});
-    } else if (A == "-pthread" || A.starts_with("-fsanitize")) {
+    } else if (A == "-pthread" || A.starts_with("-fsanitize") || A.starts_with("-fno-sanitize")) {
       O.CompileArgs.push_back(A.str());
       O.LinkArgs.push_back(A.str());
+      noteSanitizers(A, O.Sanitizers);
     } else if (A.starts_with("-") && A.size() > 1) {
       O.CompileArgs.push_back(A.str());
     } else {
@@ -226,7 +264,7 @@ int parse(int Argc, const char *const *Argv, Options &O) {
 
 class Session {
 public:
-  Session(const Options &O, const Toolchain &T) : O(O), T(T) {}
+  Session(const Options &O, const Toolchain &T, const std::string &Variant) : O(O), T(T), Variant(Variant) {}
   ~Session() {
     if (!TempDir.empty() && !O.KeepTemps)
       llvm::sys::fs::remove_directories(TempDir);
@@ -260,6 +298,7 @@ public:
 private:
   const Options &O;
   const Toolchain &T;
+  const std::string Variant;
   std::string TempDir;
   unsigned TempCounter = 0;
   std::vector<std::string> CoverageObjects; // removed at exit
@@ -465,8 +504,10 @@ private:
   bool link(const std::vector<std::string> &Objects) {
     if (T.RuntimeLib.empty()) {
       const char *Env = std::getenv("CFACC_RUNTIME_DIR");
-      llvm::errs() << "cfacc: error: cannot find libcfa.a "
+      llvm::errs() << "cfacc: error: cannot find " << (Variant.empty() ? "libcfa.a " : "libcfa-" + Variant + ".a ")
                    << (Env && *Env ? "in CFACC_RUNTIME_DIR (" + std::string(Env) + ")" : "next to the cfacc binary")
+                   << (Variant.empty() ? "" : ": the runtime built for this sanitizer "
+                                              "(a build with CFA_SANITIZER_VARIANTS=ON makes it)")
                    << "\n";
       return false;
     }
@@ -525,15 +566,18 @@ int runDriver(int Argc, char **Argv) {
   }
   for (size_t I = 1; I < Args.size(); ++I)
     if (isQuery(Args[I]))
-      return answerQuery(Args, Toolchain::locate(Argv[0]));
+      return answerQuery(Args, Toolchain::locate(Argv[0], ""));
   Options O;
   int Parsed = parse(static_cast<int>(Args.size()), Args.data(), O);
   if (Parsed != 0)
     return Parsed < 0 ? 0 : Parsed;
   if (const char *Keep = std::getenv("CFACC_KEEP_TEMPS"); Keep && *Keep)
     O.KeepTemps = true;
-  Toolchain T = Toolchain::locate(Argv[0]);
-  return Session(O, T).run();
+  std::string Variant;
+  if (!runtimeVariant(O.Sanitizers, Variant))
+    return 1;
+  Toolchain T = Toolchain::locate(Argv[0], Variant);
+  return Session(O, T, Variant).run();
 }
 
 } // namespace cfacc

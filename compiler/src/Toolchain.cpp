@@ -23,7 +23,22 @@ static std::string firstExisting(const std::vector<std::string> &Candidates, con
   return "";
 }
 
-Toolchain Toolchain::locate(const char *Argv0) {
+// lib<Name>[-<Variant>].a in Libs/lib or Libs/<BuildDir>; the plain one
+// for a variant only when Libs is a tree the user named (CFACC_RUNTIME_DIR).
+static std::string library(const std::string &Libs, const std::string &BuildDir, const std::string &Name,
+                           const std::string &Variant, bool NamedTree) {
+  std::vector<std::string> Files;
+  if (!Variant.empty())
+    Files.push_back("lib" + Name + "-" + Variant + ".a");
+  if (Variant.empty() || NamedTree)
+    Files.push_back("lib" + Name + ".a");
+  for (const std::string &F : Files)
+    if (std::string Found = firstExisting({Libs + "/lib/" + F, Libs + "/" + BuildDir + "/" + F}, ""); !Found.empty())
+      return Found;
+  return "";
+}
+
+Toolchain Toolchain::locate(const char *Argv0, const std::string &Variant) {
   Toolchain T;
   std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&Toolchain::locate));
   std::string Dir = std::string(llvm::sys::path::parent_path(Exe));
@@ -31,10 +46,14 @@ Toolchain Toolchain::locate(const char *Argv0) {
   // The libraries' tree: cfacc's own, or CFACC_RUNTIME_DIR's (another
   // build of the same sources, e.g. a sanitizer build's).
   std::string Libs = Dir + "/..";
-  if (const char *Env = std::getenv("CFACC_RUNTIME_DIR"); Env && *Env)
+  bool NamedTree = false;
+  if (const char *Env = std::getenv("CFACC_RUNTIME_DIR"); Env && *Env) {
     Libs = Env;
-  T.RuntimeLib = firstExisting({Libs + "/lib/libcfa.a", Libs + "/runtime/libcfa.a"}, "");
-  T.StdLib = firstExisting({Libs + "/lib/libcfa_std.a", Libs + "/stdlib/libcfa_std.a"}, "");
+    NamedTree = true;
+  }
+  T.LibsDir = Libs;
+  T.RuntimeLib = library(Libs, "runtime", "cfa", Variant, NamedTree);
+  T.StdLib = library(Libs, "stdlib", "cfa_std", Variant, NamedTree);
   if (const char *Env = std::getenv("CFACC_CLANG"); Env && *Env)
     T.Clang = Env;
   else if (auto Found = llvm::sys::findProgramByName("clang-19"))

@@ -9,6 +9,13 @@
 // CFACC_CLANG in the environment overrides the C compiler (clang-19).
 // CFACC_RUNTIME_DIR names another tree (build or install layout) to take
 // libcfa.a and libcfa_std.a from: a sanitizer build's, with -fsanitize=.
+//
+// Sanitizers: with -fsanitize=thread or -fsanitize=address the program
+// must link a runtime compiled for that sanitizer (its context switches
+// tell the sanitizer about each user-level stack). The variant's libraries
+// carry a suffix, libcfa-tsan.a / libcfa_std-tsan.a (-asan for address),
+// in the same directories. Under CFACC_RUNTIME_DIR a tree without them is
+// a whole build for that sanitizer: its plain libcfa.a is taken.
 #ifndef CFACC_TOOLCHAIN_H
 #define CFACC_TOOLCHAIN_H
 
@@ -20,11 +27,13 @@ namespace cfacc {
 struct Toolchain {
   std::string Clang;      // compiles the emitted C and links
   std::string IncludeDir; // holds cfa/prelude.h and the runtime headers
-  std::string RuntimeLib; // libcfa.a
+  std::string RuntimeLib; // libcfa.a (or its sanitizer variant)
+  std::string LibsDir;    // the tree RuntimeLib is looked for in
   std::string StdLib;     // libcfa_std.a, or empty
   std::vector<std::string> RuntimeDeps = {"-luring", "-lhwloc", "-lpthread"};
 
-  static Toolchain locate(const char *Argv0);
+  // Variant: "" (no sanitizer runtime), "tsan" or "asan".
+  static Toolchain locate(const char *Argv0, const std::string &Variant);
 };
 
 } // namespace cfacc

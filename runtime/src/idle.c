@@ -27,8 +27,11 @@ void idle_sleeper_fini(struct idle_sleeper *s)
 
 bool idle_try_register(struct idle_list *l, struct idle_sleeper *s)
 {
-    if (!spin_try_lock(&l->lock))
+    if (!spin_try_lock(&l->lock)) {
+        atomic_fetch_add_explicit(&l->register_busy, 1, memory_order_relaxed);
         return false;
+    }
+    STAT_ADD(l->registrations, 1);
     atomic_store_explicit(&s->state, IDLE_SEARCH, memory_order_relaxed);
     s->prev = NULL;
     s->next = l->head;

@@ -42,6 +42,8 @@ struct idle_list {
     struct idle_sleeper *head;
     _Atomic(struct idle_sleeper *) first;
     _Atomic unsigned long sleeps, wakeups, notify_syscalls;  /* statistics */
+    _Atomic unsigned long registrations; /* written under `lock` */
+    _Atomic unsigned long register_busy; /* registrations that found `lock` taken */
 };
 
 void idle_sleeper_init(struct idle_sleeper *s);

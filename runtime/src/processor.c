@@ -177,7 +177,7 @@ static __attribute__((noinline)) uint64_t os_turn_end(struct cfa_processor_state
     sched_yield();
     uint64_t back = __builtin_ia32_rdtsc();
     p->os_turn_ends = back + (back - now > OS_TURN_LONG_WAIT_TSC ? OS_TURN_BACKOFF_TSC : OS_TURN_TSC);
-    p->rq.stats.os_yields++;
+    STAT_ADD(p->rq.stats.os_yields, 1);
     return back;
 }
 
@@ -295,6 +295,7 @@ static void *processor_kthread(void *arg)
     fault_thread_enter(s);
     io_processor_init(s);
     registry_processor_signalable(s, true);
+    ready_record_cache(s);
     report_step(&s->up, s->starter);
     processor_loop(s);
     stack_cache_flush(s);

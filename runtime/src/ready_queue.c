@@ -197,7 +197,7 @@ static inline void refresh_cache(struct ready_queue *q, struct ready_local *me)
 {
     if (!topology_has_several_caches())
         return;
-    int cpu = sched_getcpu();
+    int cpu = topology_cpu_of(me->index);
     if (cpu == me->cpu)
         return;
     me->cpu = cpu;
@@ -207,6 +207,18 @@ static inline void refresh_cache(struct ready_queue *q, struct ready_local *me)
     me->cache = cache;
     for (unsigned s = 0; s < SHARD_FACTOR; s++)
         atomic_store_explicit(&q->hints[lane_base(me) + s].cache, cache, memory_order_relaxed);
+}
+
+void ready_record_cache(struct cfa_processor_state *p)
+{
+    ready_enter(p);
+    refresh_cache(&p->cluster->state->ready, &p->rq);
+    ready_leave(p);
+}
+
+static inline bool in_my_cache(struct ready_queue *q, struct ready_local *me, unsigned lane)
+{
+    return atomic_load_explicit(&q->hints[lane].cache, memory_order_relaxed) == me->cache;
 }
 
 #ifndef CFA_NO_HELPING
@@ -225,9 +237,10 @@ static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
         return NO_TARGET;
     unsigned target = remote_lane(q, me);
     if (topology_has_several_caches())
-        for (int i = 0; i < CACHE_REDRAWS &&
-                        atomic_load_explicit(&q->hints[target].cache, memory_order_relaxed) != me->cache; i++)
+        for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, target); i++)
             target = remote_lane(q, me);
+    if (in_my_cache(q, me, target)) STAT_ADD(me->stats.target_same_cache, 1);
+    else STAT_ADD(me->stats.target_other_cache, 1);
     return target;
 }
 
@@ -283,10 +296,10 @@ void ready_push(struct cfa_thread *t, enum push_where where)
     hint_store(q, i, l);
     spin_unlock(&l->lock);
     if (me) {
-        if (where == PUSH_LOCAL) me->stats.push_local++;
-        else me->stats.push_remote++;
+        if (where == PUSH_LOCAL) STAT_ADD(me->stats.push_local, 1);
+        else STAT_ADD(me->stats.push_remote, 1);
     } else {
-        q->retired.push_external++; /* under external_lock */
+        STAT_ADD(q->retired.push_external, 1); /* under external_lock */
     }
     if (me && me->holding_notify)
         me->held_pushes++;
@@ -313,7 +326,7 @@ void ready_release_notify(struct cfa_processor_state *p)
         idle_notify(&p->cluster->state->idle);
         ready_leave(p);
     } else {
-        me->stats.notify_held += me->held_pushes;
+        STAT_ADD(me->stats.notify_held, me->held_pushes);
     }
 }
 
@@ -341,11 +354,11 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
     if (target < q->count && past_grace(q, target, now) && worth_helping(q, me, target, now)) {
         t = lane_try_pop(q, target, now);
         if (t) {
-            me->stats.pop_helped++;
+            STAT_ADD(me->stats.pop_helped, 1);
             me->help_one_in = HELP_ONE_IN;
         }
     } else {
-        me->stats.help_declined++;
+        STAT_ADD(me->stats.help_declined, 1);
         if (me->help_one_in < HELP_ONE_IN_MAX)
             me->help_one_in *= 2;
     }
@@ -353,6 +366,18 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
     return t;
 }
 #endif
+
+/* A random lane to steal from, redrawn like a helping target while it is
+ * in another cache instance (thesis 4.4.3): at scale most lanes are
+ * remote, and a stolen thread brings its working set along. */
+static inline unsigned steal_victim(struct ready_queue *q, struct ready_local *me)
+{
+    unsigned victim = random_below(me, q->count);
+    if (topology_has_several_caches())
+        for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, victim); i++)
+            victim = random_below(me, q->count);
+    return victim;
+}
 
 struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
 {
@@ -376,15 +401,17 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         second = base;
     }
     if ((t = lane_try_pop(q, first, now)) || (t = lane_try_pop(q, second, now))) {
-        me->stats.pop_local++;
+        STAT_ADD(me->stats.pop_local, 1);
         goto out;
     }
     for (int i = 0; i < STEAL_TRIES; i++) {
-        unsigned victim = random_below(me, q->count);
+        unsigned victim = steal_victim(q, me);
         if (victim - base < SHARD_FACTOR || !past_grace(q, victim, now))
             continue;
         if ((t = lane_try_pop(q, victim, now))) {
-            me->stats.pop_stolen++;
+            STAT_ADD(me->stats.pop_stolen, 1);
+            if (in_my_cache(q, me, victim)) STAT_ADD(me->stats.steal_same_cache, 1);
+            else STAT_ADD(me->stats.steal_other_cache, 1);
             goto out;
         }
     }
@@ -412,7 +439,7 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
             t->last_lane = i;
     }
     if (t)
-        me->stats.pop_searched++;
+        STAT_ADD(me->stats.pop_searched, 1);
     ready_leave(p);
     return t;
 }
@@ -558,6 +585,10 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->help_declined += from->help_declined;
     to->notify_held += from->notify_held;
     to->os_yields += from->os_yields;
+    to->target_same_cache += from->target_same_cache;
+    to->target_other_cache += from->target_other_cache;
+    to->steal_same_cache += from->steal_same_cache;
+    to->steal_other_cache += from->steal_other_cache;
 }
 
 void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
@@ -629,9 +660,31 @@ bool ready_queue_any(struct ready_queue *q)
 
 void ready_queue_stats(struct ready_queue *q, struct ready_stats *out)
 {
-    *out = q->retired;
+    memset(out, 0, sizeof *out);
+    stats_add(out, &q->retired);
     for (unsigned i = 0; i < q->nreaders; i++)
         stats_add(out, &q->readers[i]->rq.stats);
+}
+
+void ready_queue_cache_spread(struct ready_queue *q, unsigned *instances, unsigned *min_lanes,
+                              unsigned *max_lanes)
+{
+    enum { MAX_INSTANCES = 4096 };
+    static unsigned lanes_in[MAX_INSTANCES]; /* only stats.c calls this, at exit */
+    memset(lanes_in, 0, sizeof lanes_in);
+    *instances = 0;
+    *min_lanes = *max_lanes = 0;
+    for (unsigned i = 0; i < q->count; i++) {
+        unsigned c = atomic_load_explicit(&q->hints[i].cache, memory_order_relaxed);
+        if (c < MAX_INSTANCES && lanes_in[c]++ == 0)
+            ++*instances;
+    }
+    for (unsigned c = 0; c < MAX_INSTANCES; c++) {
+        if (!lanes_in[c])
+            continue;
+        if (!*min_lanes || lanes_in[c] < *min_lanes) *min_lanes = lanes_in[c];
+        if (lanes_in[c] > *max_lanes) *max_lanes = lanes_in[c];
+    }
 }
 
 void ready_queue_enter_external(struct ready_queue *q) { rw_read_lock(&q->write_lock, &q->external_lock); }

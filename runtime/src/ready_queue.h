@@ -32,6 +32,14 @@ struct cfa_thread;
 struct cfa_processor_state;
 struct cfa_cluster_state;
 
+/* Adds n to a statistics counter. Each counter has one writer at a time
+ * (its processor, or a lock's holder) and is read at exit while the
+ * processors run (stats.c): relaxed atomics make that read well defined
+ * at the cost of plain loads and stores. */
+#define STAT_ADD(counter, n)                                                                   \
+    atomic_store_explicit(&(counter), atomic_load_explicit(&(counter), memory_order_relaxed) + (n), \
+                          memory_order_relaxed)
+
 /* Lanes per processor. Two gives a pushing and a popping processor of the
  * same lanes a second choice when the first try-lock fails (thesis 4.2). */
 enum { SHARD_FACTOR = 2 };
@@ -63,12 +71,16 @@ struct ready_local {
     bool        holding_notify; /* see ready_hold_notify */
     unsigned    held_pushes;
     struct ready_stats {
-        unsigned long push_local, push_remote, push_external;
-        unsigned long run_next;   /* hand-offs that skipped the queue (thread.c) */
-        unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
-        unsigned long help_declined;
-        unsigned long notify_held;  /* held pushes released without a notification */
-        unsigned long os_yields;    /* sched_yield calls (processor.c: OS turns) */
+        _Atomic unsigned long push_local, push_remote, push_external;
+        _Atomic unsigned long run_next;   /* hand-offs that skipped the queue (thread.c) */
+        _Atomic unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
+        _Atomic unsigned long help_declined;
+        _Atomic unsigned long notify_held;  /* held pushes released without a notification */
+        _Atomic unsigned long os_yields;    /* sched_yield calls (processor.c: OS turns) */
+        /* Cache-aware choices (thesis 4.4.3), by whether the lane chosen
+         * was in this processor's cache instance when chosen. */
+        _Atomic unsigned long target_same_cache, target_other_cache; /* helping targets drawn */
+        _Atomic unsigned long steal_same_cache, steal_other_cache;   /* threads stolen */
     } stats;
 } __attribute__((aligned(64)));
 
@@ -126,6 +138,12 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p);
 void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
 void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p);
 
+/* Records in its lanes' hints the cache instance p runs on (thesis
+ * 4.4.3): each pop refreshes it, and a starting processor records it
+ * before it is reported started, so the map is whole once every
+ * cfa_processor_start has returned. */
+void ready_record_cache(struct cfa_processor_state *p);
+
 /* When the first thread that another processor's lanes hold, made ready
  * too recently to be stolen (ready_pop leaves it to its owner for a
  * moment), becomes stealable: a TSC time, 0 if there is none. Call in p's
@@ -143,5 +161,10 @@ void ready_queue_leave_external(struct ready_queue *q);
 
 /* Sum of the counters of live and retired processors. */
 void ready_queue_stats(struct ready_queue *q, struct ready_stats *out);
+
+/* How the lanes spread over cache instances (hints[].cache): how many
+ * instances hold lanes, and the fewest and most lanes one holds. */
+void ready_queue_cache_spread(struct ready_queue *q, unsigned *instances, unsigned *min_lanes,
+                              unsigned *max_lanes);
 
 #endif

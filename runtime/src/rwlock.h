@@ -8,8 +8,8 @@
  * array of the cluster. Readers wait for the global flag first so that a
  * stream of readers cannot starve a writer.
  *
- * Everything spins: readers hold their flag for a few hundred cycles, and
- * writers are rare.
+ * Everything spins (spinlock.h: a long wait yields the CPU): readers hold
+ * their flag for a few hundred cycles, and writers are rare.
  */
 #ifndef CFA_RWLOCK_H
 #define CFA_RWLOCK_H
@@ -19,12 +19,10 @@
 static inline void rw_read_lock(_Atomic int *global, _Atomic int *mine)
 {
     for (;;) {
-        while (atomic_load_explicit(global, memory_order_relaxed))
-            cpu_relax();
+        spin_wait_clear(global);
         if (atomic_exchange_explicit(mine, 1, memory_order_seq_cst) == 0)
             break;
-        while (atomic_load_explicit(mine, memory_order_relaxed))
-            cpu_relax();
+        spin_wait_clear(mine);
     }
 }
 

@@ -11,6 +11,12 @@
  * runs meanwhile): a thread that starts right after one halted on the same
  * processor, the common case, takes no lock. A leaving processor returns
  * its cache to the pool (stack_cache_flush).
+ *
+ * Under valgrind every mapped stack is registered with memcheck for as long
+ * as it is mapped (pooled included: a pooled stack keeps its id in its
+ * `pooled` header), so memcheck knows a switch to it is a stack switch and
+ * not a huge stack-pointer move. Outside valgrind the client requests are a
+ * few no-op instructions, paid only when a stack is mapped or unmapped.
  */
 #include "stack.h"
 #include "context.h"
@@ -23,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <valgrind/valgrind.h>
 
 enum {
     MIN_STACK = 16 * 1024,
@@ -30,7 +37,7 @@ enum {
     CACHE_LIMIT = 8,
 };
 
-struct pooled { struct pooled *next; };
+struct pooled { struct pooled *next; unsigned memcheck_id; };
 
 static size_t default_usable; /* CFA_STACK_SIZE, set at boot */
 static size_t page_size = 4096;
@@ -60,6 +67,22 @@ static void map_stack(struct cfa_stack *s, size_t usable)
     s->map = map;
     s->map_size = size;
     s->guard = CFA_STACK_GUARD;
+    s->memcheck_id = VALGRIND_STACK_REGISTER((char *)map + CFA_STACK_GUARD, (char *)map + size);
+}
+
+static void unmap_stack(void *map, size_t size, unsigned memcheck_id)
+{
+    VALGRIND_STACK_DEREGISTER(memcheck_id);
+    munmap(map, size);
+}
+
+/* Fills s with the pooled stack p of the default size. */
+static void take_pooled(struct cfa_stack *s, struct pooled *p)
+{
+    s->map = (char *)p - CFA_STACK_GUARD;
+    s->map_size = default_usable + CFA_STACK_GUARD;
+    s->guard = CFA_STACK_GUARD;
+    s->memcheck_id = p->memcheck_id;
 }
 
 void stack_acquire(struct cfa_stack *s, size_t usable)
@@ -71,9 +94,7 @@ void stack_acquire(struct cfa_stack *s, size_t usable)
         if (p) {
             proc->stack_cache = p->next;
             proc->stack_cached--;
-            s->map = (char *)p - CFA_STACK_GUARD;
-            s->map_size = usable + CFA_STACK_GUARD;
-            s->guard = CFA_STACK_GUARD;
+            take_pooled(s, p);
             return;
         }
         spin_lock(&pool_lock);
@@ -84,9 +105,7 @@ void stack_acquire(struct cfa_stack *s, size_t usable)
         }
         spin_unlock(&pool_lock);
         if (p) {
-            s->map = (char *)p - CFA_STACK_GUARD;
-            s->map_size = usable + CFA_STACK_GUARD;
-            s->guard = CFA_STACK_GUARD;
+            take_pooled(s, p);
             return;
         }
     }
@@ -119,6 +138,7 @@ void stack_release(struct cfa_stack *s)
 #endif
     if (s->map_size == default_usable + CFA_STACK_GUARD) {
         struct pooled *p = (struct pooled *)((char *)s->map + CFA_STACK_GUARD);
+        p->memcheck_id = s->memcheck_id;
         struct cfa_processor_state *proc = this_processor();
         if (proc && proc->stack_cached < CACHE_LIMIT) {
             p->next = proc->stack_cache;
@@ -132,7 +152,7 @@ void stack_release(struct cfa_stack *s)
             return;
         }
     }
-    munmap(s->map, s->map_size);
+    unmap_stack(s->map, s->map_size, s->memcheck_id);
     memset(s, 0, sizeof *s);
 }
 
@@ -143,6 +163,6 @@ void stack_cache_flush(struct cfa_processor_state *proc)
         proc->stack_cache = p->next;
         proc->stack_cached--;
         if (!pool_put(p))
-            munmap((char *)p - CFA_STACK_GUARD, default_usable + CFA_STACK_GUARD);
+            unmap_stack((char *)p - CFA_STACK_GUARD, default_usable + CFA_STACK_GUARD, p->memcheck_id);
     }
 }

@@ -185,7 +185,7 @@ void thread_unpark_before_blocking(struct cfa_thread *t)
     struct cfa_processor_state *p = this_processor();
     if (p && !p->run_next && p->run_next_streak < RUN_NEXT_STREAK && t->cluster == p->cluster) {
         p->run_next_streak++;
-        p->rq.stats.run_next++;
+        STAT_ADD(p->rq.stats.run_next, 1);
         atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
         p->run_next = t;
         return;

@@ -3,6 +3,7 @@
 #include "spinlock.h"
 
 #include <hwloc.h>
+#include <sched.h>
 #include <stdlib.h>
 
 static _Atomic int load_lock;
@@ -10,6 +11,8 @@ static _Atomic bool loaded;
 _Atomic bool topology_several_caches;
 static unsigned *cache_of_cpu;   /* indexed by OS CPU number */
 static int ncpus;
+static int *simulated_pus;       /* OS numbers of the PUs in logical order; NULL on this machine */
+static int nsimulated;
 
 static hwloc_obj_t last_level_cache(hwloc_topology_t topo, hwloc_obj_t pu)
 {
@@ -38,7 +41,14 @@ void topology_load(void)
                     max_os = (int)pu->os_index;
             }
             unsigned *map = calloc((size_t)max_os + 1, sizeof *map);
+            int *pus = hwloc_topology_is_thissystem(topo) ? NULL : calloc((size_t)npu, sizeof *pus);
             unsigned seen = 1;
+            if (pus) {
+                for (int i = 0; i < npu; i++)
+                    pus[i] = (int)hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i)->os_index;
+                simulated_pus = pus;
+                nsimulated = npu;
+            }
             if (map) {
                 for (int i = 0; i < npu; i++) {
                     hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
@@ -61,4 +71,11 @@ void topology_load(void)
 unsigned topology_cache_of(int cpu)
 {
     return cpu >= 0 && cpu < ncpus ? cache_of_cpu[cpu] : 0;
+}
+
+int topology_cpu_of(unsigned position)
+{
+    if (simulated_pus)
+        return simulated_pus[position % (unsigned)nsimulated];
+    return sched_getcpu();
 }

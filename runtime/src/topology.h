@@ -4,6 +4,14 @@
  * program with one processor never pays for it). Until then, and on
  * machines with a single last-level cache, every CPU is in instance 0 and
  * the scheduler skips the lookups entirely.
+ *
+ * A topology that is not this machine's (hwloc's HWLOC_SYNTHETIC, e.g.
+ * "pack:2 numa:2 l3:4 core:8 pu:2", or HWLOC_XMLFILE) is *simulated*: the
+ * CPU a processor reports is then not sched_getcpu() but the PU at its
+ * position among the cluster's processors (position i on the i-th PU in
+ * hwloc's logical order, wrapping around), as if each processor were
+ * pinned there. That is how the tests run the cache-aware scheduler of a
+ * 256-PU machine on two CPUs.
  */
 #ifndef CFA_TOPOLOGY_H
 #define CFA_TOPOLOGY_H
@@ -18,10 +26,15 @@ void topology_load(void);
 extern _Atomic bool topology_several_caches;
 static inline bool topology_has_several_caches(void)
 {
-    return atomic_load_explicit(&topology_several_caches, memory_order_relaxed);
+    /* acquire: the map topology_load filled before setting it */
+    return atomic_load_explicit(&topology_several_caches, memory_order_acquire);
 }
 
 /* Cache instance of `cpu`; 0 when unknown. */
 unsigned topology_cache_of(int cpu);
+
+/* The CPU the processor at `position` runs on: sched_getcpu(), or under a
+ * simulated topology the position's PU. */
+int topology_cpu_of(unsigned position);
 
 #endif

@@ -45,6 +45,7 @@ struct cfa_stack {
     void  *map;        /* start of the mapping, guard included */
     size_t map_size;   /* whole mapping */
     size_t guard;      /* bytes of guard at the bottom */
+    unsigned memcheck_id; /* valgrind's id for the stack; 0 outside valgrind */
 };
 
 struct cfa_coroutine {
