@@ -53,10 +53,14 @@ static void cond_init(void)
     pthread_condattr_destroy(&attr);
 }
 
-/* Waits until fd has `events`, or the request's deadline (-ETIMEDOUT). */
+/* Waits until fd has `events` (or an error or hang-up, which the call
+ * then reports), or the request's deadline (-ETIMEDOUT). A negative fd,
+ * which poll would ignore, does not wait: the call says EBADF. */
 static int64_t wait_ready(const struct cfa_io_request *r, short events)
 {
     struct pollfd pfd = { .fd = r->fd, .events = events };
+    if (r->fd < 0)
+        return 0;
     for (;;) {
         int ms = -1;
         if (r->deadline) {
