@@ -23,7 +23,7 @@
  *
  * Timed requests (cfa_X_until): a request that would wait past its
  * deadline completes with ETIMEDOUT instead of joining a list. One that
- * joins arms the poller's second timerfd (`deadline_fd`) for its deadline
+ * joins arms the poller's second timerfd (`deadlines`) for its deadline
  * if that is the earliest armed; when it fires, the poller walks the wait
  * lists (the chunks in use), completes the expired requests with
  * ETIMEDOUT and arms for the earliest deadline left. Only the poller
@@ -78,12 +78,18 @@ _Atomic unsigned long fallback_waits;
 
 static _Atomic(struct fd_waiters *) chunks[CHUNKS];
 static _Atomic int chunks_used;   /* chunks[0 .. chunks_used) may be allocated */
-static int epfd = -1, tfd = -1, deadline_fd = -1;
-static pthread_mutex_t deadline_lock = PTHREAD_MUTEX_INITIALIZER;
-static int64_t deadline_armed = TIMER_NONE; /* guarded by deadline_lock */
+/* A timerfd of the poller and the deadline it is set for (TIMER_NONE:
+ * not set), under its lock: `wakeup` for the timer heap, `deadlines` for
+ * timed requests. */
+struct poller_timer {
+    int             fd;
+    pthread_mutex_t lock;
+    int64_t         armed;
+};
+static struct poller_timer wakeup = { -1, PTHREAD_MUTEX_INITIALIZER, TIMER_NONE };
+static struct poller_timer deadlines = { -1, PTHREAD_MUTEX_INITIALIZER, TIMER_NONE };
+static int epfd = -1;
 static pthread_once_t started = PTHREAD_ONCE_INIT;
-static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
-static int64_t armed = TIMER_NONE; /* guarded by arm_lock */
 
 static struct fd_waiters *entry(int fd)
 {
@@ -117,17 +123,30 @@ static int direction(uint8_t opcode)
                : DIR_OUT;
 }
 
-/* Sets the deadline timerfd to fire by `deadline` (earlier than armed). */
-static void deadline_arm(int64_t deadline)
+/* Sets t to fire by `deadline`, if that is earlier than it is set for. */
+static void poller_timer_arm(struct poller_timer *t, int64_t deadline)
 {
-    pthread_mutex_lock(&deadline_lock);
-    if (deadline < deadline_armed) {
+    pthread_mutex_lock(&t->lock);
+    if (deadline < t->armed) {
         struct itimerspec its = { .it_value = { .tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000 } };
-        if (timerfd_settime(deadline_fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
-            cfa_fatal("cannot arm the I/O fallback's deadline timer: %s", strerror(errno));
-        deadline_armed = deadline;
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+            its.it_value.tv_nsec = 1; /* zero would disarm */
+        if (timerfd_settime(t->fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+            cfa_fatal("cannot arm the I/O fallback's timer: %s", strerror(errno));
+        t->armed = deadline;
     }
-    pthread_mutex_unlock(&deadline_lock);
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* t fired: consumes its expiration count; it is set for nothing now. */
+static void poller_timer_fired(struct poller_timer *t)
+{
+    uint64_t expirations;
+    while (read(t->fd, &expirations, sizeof expirations) < 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&t->lock);
+    t->armed = TIMER_NONE;
+    pthread_mutex_unlock(&t->lock);
 }
 
 static bool is_socket_call(uint8_t opcode)
@@ -191,19 +210,14 @@ static void attempt(io_future *f, bool registered)
         spin_unlock(&e->lock);
         io_stat_add(&fallback_waits, 1);
         if (deadline)
-            deadline_arm(deadline);
+            poller_timer_arm(&deadlines, deadline);
         return;
     }
 }
 
 static void on_timer(void)
 {
-    uint64_t expirations;
-    while (read(tfd, &expirations, sizeof expirations) < 0 && errno == EINTR)
-        ;
-    pthread_mutex_lock(&arm_lock);
-    armed = TIMER_NONE;
-    pthread_mutex_unlock(&arm_lock);
+    poller_timer_fired(&wakeup);
     timer_service(cfa_clock_ns());
     int64_t next = timer_earliest();
     if (next != TIMER_NONE)
@@ -238,12 +252,7 @@ static int64_t take_expired(struct fd_waiters *e, int dir, int64_t now, io_futur
  * with ETIMEDOUT; the timer is armed again for the earliest one left. */
 static void on_deadline(void)
 {
-    uint64_t expirations;
-    while (read(deadline_fd, &expirations, sizeof expirations) < 0 && errno == EINTR)
-        ;
-    pthread_mutex_lock(&deadline_lock);
-    deadline_armed = TIMER_NONE;
-    pthread_mutex_unlock(&deadline_lock);
+    poller_timer_fired(&deadlines);
     int64_t now = cfa_clock_ns(), next = TIMER_NONE;
     io_future *expired = NULL, **tail = &expired;
     int used = atomic_load_explicit(&chunks_used, memory_order_acquire);
@@ -266,7 +275,7 @@ static void on_deadline(void)
         io_complete(f, -ETIMEDOUT);
     }
     if (next != TIMER_NONE)
-        deadline_arm(next);
+        poller_timer_arm(&deadlines, next);
 }
 
 static void on_ready(int fd, uint32_t events)
@@ -320,15 +329,13 @@ static void *poller(void *arg)
 static void start(void)
 {
     epfd = epoll_create1(EPOLL_CLOEXEC);
-    tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    if (epfd < 0 || tfd < 0)
-        cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
-    deadline_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    if (deadline_fd < 0)
+    wakeup.fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    deadlines.fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (epfd < 0 || wakeup.fd < 0 || deadlines.fd < 0)
         cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
     struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TIMER_KEY };
     struct epoll_event dev = { .events = EPOLLIN, .data.u64 = DEADLINE_KEY };
-    if (epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev) != 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, deadline_fd, &dev) != 0)
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, wakeup.fd, &ev) != 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, deadlines.fd, &dev) != 0)
         cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
     pthread_t kt;
     runtime_kthread_enter(); /* the poller never leaves; counted before it exists */
@@ -395,14 +402,5 @@ void fallback_start(io_future *f)
 void fallback_arm(int64_t deadline)
 {
     pthread_once(&started, start);
-    pthread_mutex_lock(&arm_lock);
-    if (deadline < armed) {
-        struct itimerspec its = { .it_value = { .tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000 } };
-        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-            its.it_value.tv_nsec = 1; /* zero would disarm */
-        if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
-            cfa_fatal("cannot arm the I/O fallback's timer: %s", strerror(errno));
-        armed = deadline;
-    }
-    pthread_mutex_unlock(&arm_lock);
+    poller_timer_arm(&wakeup, deadline);
 }
