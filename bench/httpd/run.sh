@@ -60,6 +60,9 @@ start_server() {   # $1: nginx|cfa|before; sets port and pids
     "$NGINX" -p "$tmp/ngx" -c "$tmp/ngx/nginx.conf" & pids=$!; port=18089
   else
     bin=$tmp/httpd; args=; [ "$1" = cfa ] || { bin=$BEFORE; args=$BEFORE_ARGS; }
+    # The background job truncates the file only when it runs: the
+    # previous server's "listening" line must not be read meanwhile.
+    : > "$tmp/cfa.out"
     # shellcheck disable=SC2086  # BEFORE_ARGS is a word list
     "$bin" --port 0 --root "$tmp/root" --processors "$PROCS" $args > "$tmp/cfa.out" & pids=$!
     for _ in $(seq 200); do grep -q listening "$tmp/cfa.out" 2>/dev/null && break; sleep 0.1; done
