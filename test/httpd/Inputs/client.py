@@ -294,6 +294,26 @@ def fd_limit(server, root):
     assert 1 <= len(errs) <= 3 and "Too many open files" in errs[0], errs
     print("accept failure logged once per interval")
 
+def max_connections(server, root):
+    # --max-connections 5: a sixth connection waits in the listen backlog
+    # until one of five idle keep-alive connections closes.
+    @served(server, root, "--max-connections", "5", "--keepalive-timeout", "30")
+    def _(port):
+        held = []
+        for _ in range(5):
+            s = conn(port); s.sendall(get(b"/small.txt")); assert read_response(s)[0] == 200; held.append(s)
+        extra = conn(port); extra.sendall(get(b"/small.txt")); extra.settimeout(1)
+        try:
+            extra.recv(1); answered = True
+        except socket.timeout:
+            answered = False
+        assert not answered
+        print("at --max-connections: a new connection waits")
+        held.pop().close(); extra.settimeout(20)
+        assert read_response(extra)[0] == 200
+        print("one closes: the waiting connection is served")
+        for s in held + [extra]: s.close()
+
 def shutdown(server, root):
     # 1. A client mid-header does not hold the exit past the drain deadline.
     p, port = start(server, root, "--header-timeout", "60", "--drain-timeout", "1")
