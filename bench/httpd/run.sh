@@ -5,10 +5,15 @@
 # connection counts, servers alternated, RUNS runs each. Writes results.md
 # (median requests/s and p99 latency, ratios) and results.png to OUT.
 #   BUILD=build-httpd PROCS=2 RUNS=3 DURATION=3 CONNS="10 100 500" bench/httpd/run.sh
+# BEFORE=BINARY adds another build of the server (an older one, to compare
+# a change) to the alternation, started with BEFORE_ARGS (default none):
+# the three servers take turns run by run, so each ratio is measured under
+# the same load.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$src/build-httpd}; PROCS=${PROCS:-2}; RUNS=${RUNS:-3}
 DURATION=${DURATION:-3}; CONNS=${CONNS:-"10 100 500"}; OUT=${OUT:-$BUILD/bench-httpd}
+BEFORE=${BEFORE:-}; BEFORE_ARGS=${BEFORE_ARGS:-}
 need=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v wrk >/dev/null || need+=(wrk)
@@ -35,8 +40,9 @@ mkdir -p "$OUT"; tmp=$(mktemp -d); trap 'kill $pids 2>/dev/null || true; rm -rf 
 # directory they could not enter, and every request would get a fast 403.
 chmod 755 "$tmp"
 python3 "$here/fileset.py" "$tmp/root" 1000
-"$BUILD/compiler/cfacc" -O2 "$src/examples/httpd/server.cfa" "$src/examples/httpd/http.c" -o "$tmp/httpd"
-maxc=$(echo $CONNS | tr ' ' '\n' | sort -n | tail -1)
+"$BUILD/compiler/cfacc" -O2 "$src/examples/httpd/server.cfa" "$src/examples/httpd/http.c" \
+  "$src/examples/httpd/mime.c" -o "$tmp/httpd"
+servers="nginx cfa"; [ -z "$BEFORE" ] || servers="nginx before cfa"
 
 # nginx: its own prefix, config and temp paths under $tmp.
 mkdir -p "$tmp/ngx/logs"
@@ -49,24 +55,30 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; keepali
   server { listen 127.0.0.1:18089; root $tmp/root; } }
 NGX
 
-start_server() {   # $1: nginx|cfa; sets port and pids
+start_server() {   # $1: nginx|cfa|before; sets port and pids
   if [ "$1" = nginx ]; then
     "$NGINX" -p "$tmp/ngx" -c "$tmp/ngx/nginx.conf" & pids=$!; port=18089
   else
-    "$tmp/httpd" --port 0 --root "$tmp/root" --processors "$PROCS" --threads $((maxc + 16)) > "$tmp/cfa.out" & pids=$!
-    for _ in $(seq 50); do grep -q listening "$tmp/cfa.out" 2>/dev/null && break; sleep 0.1; done
+    bin=$tmp/httpd; args=; [ "$1" = cfa ] || { bin=$BEFORE; args=$BEFORE_ARGS; }
+    # The background job truncates the file only when it runs: the
+    # previous server's "listening" line must not be read meanwhile.
+    : > "$tmp/cfa.out"
+    # shellcheck disable=SC2086  # BEFORE_ARGS is a word list
+    "$bin" --port 0 --root "$tmp/root" --processors "$PROCS" $args > "$tmp/cfa.out" & pids=$!
+    for _ in $(seq 200); do grep -q listening "$tmp/cfa.out" 2>/dev/null && break; sleep 0.1; done
     port=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$tmp/cfa.out")
   fi
   # Both must serve a real file before they are measured.
-  for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:${port:-0}/f0" && return; sleep 0.1; done
-  echo "run.sh: the $1 server does not serve $tmp/root/f0" >&2; exit 1
+  for _ in $(seq 200); do curl -sf -o /dev/null "http://127.0.0.1:${port:-0}/f0" && return; sleep 0.1; done
+  echo "run.sh: the $1 server does not serve $tmp/root/f0 (port ${port:-none}); its output:" >&2
+  cat "$tmp/cfa.out" >&2; exit 1
 }
 stop_server() { kill -TERM $pids; wait $pids 2>/dev/null || true; pids=; }
 
 echo "server conns run rps p99_ms" > "$OUT/raw.txt"
 for c in $CONNS; do
   for r in $(seq "$RUNS"); do
-    for s in nginx cfa; do
+    for s in $servers; do
       start_server $s
       wrk -t2 -c"$c" -d1s -s "$tmp/zipf.lua" http://127.0.0.1:$port/ >/dev/null   # warm the caches
       res=$(wrk -t2 -c"$c" -d"${DURATION}s" --latency -s "$tmp/zipf.lua" http://127.0.0.1:$port/)

@@ -9,6 +9,9 @@
 #include "kernel.h"
 #include "io_internal.h"
 
+#include <cfa/sleep.h>
+
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 
@@ -24,7 +27,7 @@ void io_start(io_future *f)
 {
     struct cfa_processor_state *p = this_processor();
     if (__builtin_expect(!p || !p->current || !p->io, 0)) {
-        io_complete(f, io_syscall(&f->req));
+        io_complete(f, io_deadline_passed(&f->req) ? -ETIMEDOUT : io_syscall(&f->req));
         return;
     }
     if (__builtin_expect(!p->io->uring, 0)) {
@@ -43,6 +46,11 @@ void io_start(io_future *f)
     io_ring_start(p->io, f);
 }
 
+bool io_deadline_passed(const struct cfa_io_request *r)
+{
+    return r->deadline && cfa_clock_ns() >= r->deadline;
+}
+
 static void start(io_future *f, struct cfa_io_request req)
 {
     io_future_begin(f);
@@ -57,14 +65,24 @@ static mode_t open_mode(int flags, va_list ap)
 
 /* ---- asynchronous ----------------------------------------------------------- */
 
+static struct cfa_io_request read_request(int fd, void *buf, size_t count)
+{
+    return (struct cfa_io_request){ .opcode = IO_READ, .fd = fd, .addr = buf, .len = count, .off = -1 };
+}
+
 void async_read(io_future *f, int fd, void *buf, size_t count)
 {
-    start(f, (struct cfa_io_request){ .opcode = IO_READ, .fd = fd, .addr = buf, .len = count, .off = -1 });
+    start(f, read_request(fd, buf, count));
+}
+
+static struct cfa_io_request write_request(int fd, const void *buf, size_t count)
+{
+    return (struct cfa_io_request){ .opcode = IO_WRITE, .fd = fd, .addr = (void *)buf, .len = count, .off = -1 };
 }
 
 void async_write(io_future *f, int fd, const void *buf, size_t count)
 {
-    start(f, (struct cfa_io_request){ .opcode = IO_WRITE, .fd = fd, .addr = (void *)buf, .len = count, .off = -1 });
+    start(f, write_request(fd, buf, count));
 }
 
 void async_pread(io_future *f, int fd, void *buf, size_t count, off_t offset)
@@ -115,10 +133,15 @@ void async_fsync(io_future *f, int fd)
     start(f, (struct cfa_io_request){ .opcode = IO_FSYNC, .fd = fd });
 }
 
+static struct cfa_io_request accept4_request(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+    return (struct cfa_io_request){ .opcode = IO_ACCEPT, .fd = fd, .addr = addr, .addr2 = addrlen,
+                                    .flags = (uint32_t)flags };
+}
+
 void async_accept4(io_future *f, int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
-    start(f, (struct cfa_io_request){ .opcode = IO_ACCEPT, .fd = fd, .addr = addr, .addr2 = addrlen,
-                                      .flags = (uint32_t)flags });
+    start(f, accept4_request(fd, addr, addrlen, flags));
 }
 
 void async_accept(io_future *f, int fd, struct sockaddr *addr, socklen_t *addrlen)
@@ -131,16 +154,26 @@ void async_connect(io_future *f, int fd, const struct sockaddr *addr, socklen_t 
     start(f, (struct cfa_io_request){ .opcode = IO_CONNECT, .fd = fd, .addr = (void *)addr, .len = addrlen });
 }
 
+static struct cfa_io_request send_request(int fd, const void *buf, size_t len, int flags)
+{
+    return (struct cfa_io_request){ .opcode = IO_SEND, .fd = fd, .addr = (void *)buf, .len = len,
+                                    .flags = (uint32_t)flags };
+}
+
 void async_send(io_future *f, int fd, const void *buf, size_t len, int flags)
 {
-    start(f, (struct cfa_io_request){ .opcode = IO_SEND, .fd = fd, .addr = (void *)buf, .len = len,
-                                      .flags = (uint32_t)flags });
+    start(f, send_request(fd, buf, len, flags));
+}
+
+static struct cfa_io_request recv_request(int fd, void *buf, size_t len, int flags)
+{
+    return (struct cfa_io_request){ .opcode = IO_RECV, .fd = fd, .addr = buf, .len = len,
+                                    .flags = (uint32_t)flags };
 }
 
 void async_recv(io_future *f, int fd, void *buf, size_t len, int flags)
 {
-    start(f, (struct cfa_io_request){ .opcode = IO_RECV, .fd = fd, .addr = buf, .len = len,
-                                      .flags = (uint32_t)flags });
+    start(f, recv_request(fd, buf, len, flags));
 }
 
 void async_sendmsg(io_future *f, int fd, const struct msghdr *msg, int flags)
@@ -165,10 +198,15 @@ void async_splice(io_future *f, int fd_in, off_t *off_in, int fd_out, off_t *off
                                       .off = off_out ? *off_out : -1, .len = len, .flags = flags });
 }
 
+static struct cfa_io_request sendfile_request(int out_fd, int in_fd, off_t *offset, size_t count)
+{
+    return (struct cfa_io_request){ .opcode = IO_SENDFILE, .fd = out_fd, .fd2 = in_fd, .addr2 = offset,
+                                    .len = count, .off = -1 };
+}
+
 void async_sendfile(io_future *f, int out_fd, int in_fd, off_t *offset, size_t count)
 {
-    start(f, (struct cfa_io_request){ .opcode = IO_SENDFILE, .fd = out_fd, .fd2 = in_fd, .addr2 = offset,
-                                      .len = count, .off = -1 });
+    start(f, sendfile_request(out_fd, in_fd, offset, count));
 }
 
 /* ---- synchronous ------------------------------------------------------------------ */
@@ -200,6 +238,29 @@ SYNC(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), fd, msg, flags)
 SYNC(ssize_t, splice, (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags),
      fd_in, off_in, fd_out, off_out, len, flags)
 SYNC(ssize_t, sendfile, (int out_fd, int in_fd, off_t *offset, size_t count), out_fd, in_fd, offset, count)
+
+/* cfa_X_until(params, deadline) starts X's request with the deadline in
+ * it, then waits. SYNC_UNTIL(result type, X, (params), args) defines it.
+ * A deadline <= 0 is already past: 1 keeps 0 meaning "none". */
+#define SYNC_UNTIL(type, name, params, ...)                                                        \
+    type cfa_##name##_until params                                                                 \
+    {                                                                                              \
+        io_future f;                                                                               \
+        struct cfa_io_request req = name##_request(__VA_ARGS__);                                   \
+        req.deadline = deadline_ns > 0 ? deadline_ns : 1;                                          \
+        start(&f, req);                                                                            \
+        return (type)cfa_io_wait(&f);                                                              \
+    }
+
+SYNC_UNTIL(ssize_t, read, (int fd, void *buf, size_t count, int64_t deadline_ns), fd, buf, count)
+SYNC_UNTIL(ssize_t, write, (int fd, const void *buf, size_t count, int64_t deadline_ns), fd, buf, count)
+SYNC_UNTIL(int, accept4, (int fd, struct sockaddr *addr, socklen_t *addrlen, int flags, int64_t deadline_ns),
+           fd, addr, addrlen, flags)
+SYNC_UNTIL(ssize_t, send, (int fd, const void *buf, size_t len, int flags, int64_t deadline_ns), fd, buf, len,
+           flags)
+SYNC_UNTIL(ssize_t, recv, (int fd, void *buf, size_t len, int flags, int64_t deadline_ns), fd, buf, len, flags)
+SYNC_UNTIL(ssize_t, sendfile, (int out_fd, int in_fd, off_t *offset, size_t count, int64_t deadline_ns), out_fd,
+           in_fd, offset, count)
 
 int cfa_openat(int dirfd, const char *path, int flags, ...)
 {

@@ -21,6 +21,20 @@
  * descriptors when they become ready, on purpose). A socket call passing
  * MSG_DONTWAIT gets EAGAIN, on both engines.
  *
+ * Timed requests (cfa_X_until): a request that would wait past its
+ * deadline completes with ETIMEDOUT instead of joining a list. One that
+ * joins arms the poller's second timerfd (`deadlines`) for its deadline
+ * if that is the earliest armed; when it fires, the poller walks the wait
+ * lists (the chunks in use), completes the expired requests with
+ * ETIMEDOUT and arms for the earliest deadline left. Only the poller
+ * retries listed requests, so the walk races with no retry.
+ *
+ * accept waits here too when its socket is O_NONBLOCK (accept4 then says
+ * EAGAIN without blocking): a pool thread blocked in accept(2) would hold
+ * a descriptor slot for the whole wait (the kernel reserves the new
+ * descriptor first), and enough of them exhaust RLIMIT_NOFILE with no
+ * client at all.
+ *
  * The poller also owns a timerfd: processors in fallback mode arm it for
  * the earliest timer before sleeping (fallback_arm), and the poller
  * services the timer heap when it fires (timer.h).
@@ -40,6 +54,7 @@
 #include "timer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +66,7 @@
 enum { DIR_IN = 0, DIR_OUT = 1 };
 enum { CHUNK_BITS = 10, CHUNK = 1 << CHUNK_BITS, CHUNKS = 1 << 16 }; /* fds below 64 Mi */
 #define TIMER_KEY UINT64_MAX
+#define DEADLINE_KEY (UINT64_MAX - 1)
 
 struct fd_waiters {
     _Atomic int lock;
@@ -61,10 +77,19 @@ struct fd_waiters {
 _Atomic unsigned long fallback_waits;
 
 static _Atomic(struct fd_waiters *) chunks[CHUNKS];
-static int epfd = -1, tfd = -1;
+static _Atomic int chunks_used;   /* chunks[0 .. chunks_used) may be allocated */
+/* A timerfd of the poller and the deadline it is set for (TIMER_NONE:
+ * not set), under its lock: `wakeup` for the timer heap, `deadlines` for
+ * timed requests. */
+struct poller_timer {
+    int             fd;
+    pthread_mutex_t lock;
+    int64_t         armed;
+};
+static struct poller_timer wakeup = { -1, PTHREAD_MUTEX_INITIALIZER, TIMER_NONE };
+static struct poller_timer deadlines = { -1, PTHREAD_MUTEX_INITIALIZER, TIMER_NONE };
+static int epfd = -1;
 static pthread_once_t started = PTHREAD_ONCE_INIT;
-static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
-static int64_t armed = TIMER_NONE; /* guarded by arm_lock */
 
 static struct fd_waiters *entry(int fd)
 {
@@ -81,13 +106,47 @@ static struct fd_waiters *entry(int fd)
             chunk = fresh;
         else
             free(fresh);
+        int used = atomic_load_explicit(&chunks_used, memory_order_relaxed);
+        while (used <= (fd >> CHUNK_BITS) &&
+               !atomic_compare_exchange_weak_explicit(&chunks_used, &used, (fd >> CHUNK_BITS) + 1,
+                                                      memory_order_release, memory_order_relaxed))
+            ;
     }
     return &chunk[fd & (CHUNK - 1)];
 }
 
 static int direction(uint8_t opcode)
 {
-    return opcode == IO_READ || opcode == IO_READV || opcode == IO_RECV || opcode == IO_RECVMSG ? DIR_IN : DIR_OUT;
+    return opcode == IO_READ || opcode == IO_READV || opcode == IO_RECV || opcode == IO_RECVMSG ||
+                   opcode == IO_ACCEPT
+               ? DIR_IN
+               : DIR_OUT;
+}
+
+/* Sets t to fire by `deadline`, if that is earlier than it is set for. */
+static void poller_timer_arm(struct poller_timer *t, int64_t deadline)
+{
+    pthread_mutex_lock(&t->lock);
+    if (deadline < t->armed) {
+        struct itimerspec its = { .it_value = { .tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000 } };
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+            its.it_value.tv_nsec = 1; /* zero would disarm */
+        if (timerfd_settime(t->fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+            cfa_fatal("cannot arm the I/O fallback's timer: %s", strerror(errno));
+        t->armed = deadline;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* t fired: consumes its expiration count; it is set for nothing now. */
+static void poller_timer_fired(struct poller_timer *t)
+{
+    uint64_t expirations;
+    while (read(t->fd, &expirations, sizeof expirations) < 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&t->lock);
+    t->armed = TIMER_NONE;
+    pthread_mutex_unlock(&t->lock);
 }
 
 static bool is_socket_call(uint8_t opcode)
@@ -107,6 +166,7 @@ static void attempt(io_future *f, bool registered)
         return;
     }
     int dir = direction(r->opcode);
+    int64_t deadline = r->deadline; /* once f is listed, it may complete and go */
     for (;;) {
         spin_lock(&e->lock);
         unsigned seq = e->seq[dir];
@@ -132,6 +192,10 @@ static void attempt(io_future *f, bool registered)
             registered = true;
             continue; /* try once more: ready before the registration? */
         }
+        if (io_deadline_passed(r)) {
+            io_complete(f, -ETIMEDOUT);
+            return;
+        }
         spin_lock(&e->lock);
         if (e->seq[dir] != seq) {
             spin_unlock(&e->lock);
@@ -145,22 +209,73 @@ static void attempt(io_future *f, bool registered)
         e->tail[dir] = f;
         spin_unlock(&e->lock);
         io_stat_add(&fallback_waits, 1);
+        if (deadline)
+            poller_timer_arm(&deadlines, deadline);
         return;
     }
 }
 
 static void on_timer(void)
 {
-    uint64_t expirations;
-    while (read(tfd, &expirations, sizeof expirations) < 0 && errno == EINTR)
-        ;
-    pthread_mutex_lock(&arm_lock);
-    armed = TIMER_NONE;
-    pthread_mutex_unlock(&arm_lock);
+    poller_timer_fired(&wakeup);
     timer_service(cfa_clock_ns());
     int64_t next = timer_earliest();
     if (next != TIMER_NONE)
         fallback_arm(next);
+}
+
+/* Moves the expired requests of list `dir` of e onto *expired; returns the
+ * earliest deadline left there. Under e's lock. */
+static int64_t take_expired(struct fd_waiters *e, int dir, int64_t now, io_future ***expired)
+{
+    int64_t next = TIMER_NONE;
+    io_future **link = &e->head[dir], *last = NULL;
+    while (*link) {
+        io_future *f = *link;
+        if (f->req.deadline && f->req.deadline <= now) {
+            *link = f->next;
+            f->next = NULL;
+            **expired = f;
+            *expired = &f->next;
+            continue;
+        }
+        if (f->req.deadline && f->req.deadline < next)
+            next = f->req.deadline;
+        last = f;
+        link = &f->next;
+    }
+    e->tail[dir] = last;
+    return next;
+}
+
+/* The deadline timer fired: every listed request past its deadline ends
+ * with ETIMEDOUT; the timer is armed again for the earliest one left. */
+static void on_deadline(void)
+{
+    poller_timer_fired(&deadlines);
+    int64_t now = cfa_clock_ns(), next = TIMER_NONE;
+    io_future *expired = NULL, **tail = &expired;
+    int used = atomic_load_explicit(&chunks_used, memory_order_acquire);
+    for (int c = 0; c < used; c++) {
+        struct fd_waiters *chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
+        for (int i = 0; chunk && i < CHUNK; i++) {
+            struct fd_waiters *e = &chunk[i];
+            spin_lock(&e->lock);
+            for (int dir = DIR_IN; dir <= DIR_OUT; dir++) {
+                int64_t d = take_expired(e, dir, now, &tail);
+                if (d < next)
+                    next = d;
+            }
+            spin_unlock(&e->lock);
+        }
+    }
+    while (expired) {
+        io_future *f = expired;
+        expired = f->next;
+        io_complete(f, -ETIMEDOUT);
+    }
+    if (next != TIMER_NONE)
+        poller_timer_arm(&deadlines, next);
 }
 
 static void on_ready(int fd, uint32_t events)
@@ -202,6 +317,8 @@ static void *poller(void *arg)
         for (int i = 0; i < n; i++) {
             if (events[i].data.u64 == TIMER_KEY)
                 on_timer();
+            else if (events[i].data.u64 == DEADLINE_KEY)
+                on_deadline();
             else
                 on_ready((int)events[i].data.u64, events[i].events);
         }
@@ -212,11 +329,13 @@ static void *poller(void *arg)
 static void start(void)
 {
     epfd = epoll_create1(EPOLL_CLOEXEC);
-    tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    if (epfd < 0 || tfd < 0)
+    wakeup.fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    deadlines.fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (epfd < 0 || wakeup.fd < 0 || deadlines.fd < 0)
         cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
     struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TIMER_KEY };
-    if (epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev) != 0)
+    struct epoll_event dev = { .events = EPOLLIN, .data.u64 = DEADLINE_KEY };
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, wakeup.fd, &ev) != 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, deadlines.fd, &dev) != 0)
         cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
     pthread_t kt;
     runtime_kthread_enter(); /* the poller never leaves; counted before it exists */
@@ -264,6 +383,16 @@ void fallback_start(io_future *f)
     case IO_RECVMSG:
         attempt(f, false);
         return;
+    case IO_ACCEPT: {
+        /* Only an O_NONBLOCK socket can be tried without blocking; on
+         * another, the pool waits for a connection before it accepts. */
+        int fl = fcntl(r->fd, F_GETFL);
+        if (fl >= 0 && (fl & O_NONBLOCK))
+            attempt(f, false);
+        else
+            pool_submit(f);
+        return;
+    }
     default:
         pool_submit(f);
         return;
@@ -273,14 +402,5 @@ void fallback_start(io_future *f)
 void fallback_arm(int64_t deadline)
 {
     pthread_once(&started, start);
-    pthread_mutex_lock(&arm_lock);
-    if (deadline < armed) {
-        struct itimerspec its = { .it_value = { .tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000 } };
-        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-            its.it_value.tv_nsec = 1; /* zero would disarm */
-        if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
-            cfa_fatal("cannot arm the I/O fallback's timer: %s", strerror(errno));
-        armed = deadline;
-    }
-    pthread_mutex_unlock(&arm_lock);
+    poller_timer_arm(&wakeup, deadline);
 }

@@ -30,6 +30,10 @@ enum io_opcode {
  * io_uring's length fields are 32 bits, so lengths are clamped to it. */
 #define IO_MAX_RW 0x7ffff000u
 
+/* A timed request whose deadline has passed (one clock read; none for an
+ * untimed request). */
+bool io_deadline_passed(const struct cfa_io_request *r);
+
 /* io_future.c */
 void io_future_begin(io_future *f);            /* resets f: in progress */
 void io_complete(io_future *f, int64_t res);   /* fulfils f, wakes its waiter */

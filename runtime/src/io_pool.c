@@ -7,9 +7,17 @@
  * others behind it, short of that bound. Idle workers exit after
  * POOL_IDLE_S seconds, so a burst does not keep its threads forever.
  *
- * accept and connect on an O_NONBLOCK socket would return EAGAIN or
- * EINPROGRESS at once; as io_uring does, the worker waits (poll) until the
- * call can finish, so the result does not depend on the descriptor's flag.
+ * connect on an O_NONBLOCK socket would return EINPROGRESS at once; as
+ * io_uring does, the worker waits (poll) until the call can finish, so the
+ * result does not depend on the descriptor's flag. accept (here only on a
+ * socket without O_NONBLOCK: io_fallback.c) waits for a connection with
+ * poll before it calls accept4: the kernel reserves the new descriptor
+ * when accept4 starts, so a worker blocked in it would hold a descriptor
+ * slot for as long as no client comes.
+ *
+ * Timed requests: the deadline bounds the poll waits; a request whose
+ * deadline passed before a worker took it ends with ETIMEDOUT. A system
+ * call in progress is not interrupted.
  *
  * Invariants (under `lock`): `queued` is the queue's length; `idle` counts
  * workers blocked in the condition wait; a request is owned by the queue
@@ -17,6 +25,8 @@
  */
 #include "kernel.h"
 #include "io_internal.h"
+
+#include <cfa/sleep.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -43,24 +53,44 @@ static void cond_init(void)
     pthread_condattr_destroy(&attr);
 }
 
-static int64_t wait_ready(int fd, short events)
+/* Waits until fd has `events` (or an error or hang-up, which the call
+ * then reports), or the request's deadline (-ETIMEDOUT). A negative fd,
+ * which poll would ignore, does not wait: the call says EBADF. */
+static int64_t wait_ready(const struct cfa_io_request *r, short events)
 {
-    struct pollfd pfd = { .fd = fd, .events = events };
-    while (poll(&pfd, 1, -1) < 0)
-        if (errno != EINTR)
+    struct pollfd pfd = { .fd = r->fd, .events = events };
+    if (r->fd < 0)
+        return 0;
+    for (;;) {
+        int ms = -1;
+        if (r->deadline) {
+            int64_t left = r->deadline - cfa_clock_ns();
+            if (left <= 0)
+                return -ETIMEDOUT;
+            ms = (int)((left + 999999) / 1000000);
+        }
+        int n = poll(&pfd, 1, ms);
+        if (n > 0)
+            return 0;
+        if (n < 0 && errno != EINTR)
             return -errno;
-    return 0;
+    }
 }
 
 /* The request's system call, waiting rather than failing with EAGAIN /
  * EINPROGRESS on a non-blocking socket. */
 static int64_t perform(struct cfa_io_request *r)
 {
+    if (io_deadline_passed(r))
+        return -ETIMEDOUT;
+    if (r->opcode == IO_ACCEPT) {
+        int64_t res;
+        while ((res = wait_ready(r, POLLIN)) == 0 && (res = io_syscall(r)) == -EAGAIN)
+            ;
+        return res;
+    }
     int64_t res = io_syscall(r);
-    if (r->opcode == IO_ACCEPT)
-        while (res == -EAGAIN && (res = wait_ready(r->fd, POLLIN)) == 0)
-            res = io_syscall(r);
-    if (r->opcode == IO_CONNECT && res == -EINPROGRESS && (res = wait_ready(r->fd, POLLOUT)) == 0) {
+    if (r->opcode == IO_CONNECT && res == -EINPROGRESS && (res = wait_ready(r, POLLOUT)) == 0) {
         int err = 0;
         socklen_t len = sizeof err;
         res = getsockopt(r->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 ? -errno : -(int64_t)err;

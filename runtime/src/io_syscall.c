@@ -5,7 +5,8 @@
  * tries without blocking, without touching the descriptor's flags (other
  * threads share them): RWF_NOWAIT for read/write, MSG_DONTWAIT for the
  * socket calls; sendfile, which has no such flag, is the exception
- * (io_sendfile.c). Both return the result or -errno.
+ * (io_sendfile.c), and accept, which the fallback tries this way only on
+ * an O_NONBLOCK socket. Both return the result or -errno.
  */
 #include "kernel.h"
 #include "io_internal.h"
@@ -57,6 +58,7 @@ int64_t io_syscall_nowait(const struct cfa_io_request *r)
     case IO_SENDMSG: return result(sendmsg(r->fd, r->addr, (int)r->flags | MSG_DONTWAIT));
     case IO_RECVMSG: return result(recvmsg(r->fd, r->addr, (int)r->flags | MSG_DONTWAIT));
     case IO_SENDFILE: return sendfile_nowait(r);
+    case IO_ACCEPT:   return result(accept4(r->fd, r->addr, r->addr2, (int)r->flags)); /* O_NONBLOCK socket */
     }
     cfa_fatal("io: request opcode %d has no non-blocking form", r->opcode);
 }

@@ -7,6 +7,12 @@
  * Flushes happen when the processor runs out of work (io_idle), every few
  * scheduling decisions (io_tick), and on the slow paths below.
  *
+ * Timed requests (cfa_X_until) carry their deadline: each of their SQEs is
+ * linked to an IORING_OP_LINK_TIMEOUT with that absolute deadline, so the
+ * kernel cancels the request when it passes (-ECANCELED, reported as
+ * ETIMEDOUT) and no thread or processor has to watch it. Such a request
+ * needs two SQEs at once, or waits on the backlog.
+ *
  * Completion: the processor reaps CQEs in batches; user_data is the
  * request's future, or a tagged internal operation (wake-up timeouts and
  * their removals, the cancellation at fini). A future may need more than
@@ -41,7 +47,7 @@ static const unsigned char needed_ops[] = {
     IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READV, IORING_OP_WRITEV, IORING_OP_OPENAT,
     IORING_OP_CLOSE, IORING_OP_FSYNC, IORING_OP_ACCEPT, IORING_OP_CONNECT, IORING_OP_SEND,
     IORING_OP_RECV, IORING_OP_SENDMSG, IORING_OP_RECVMSG, IORING_OP_SPLICE, IORING_OP_POLL_ADD, IORING_OP_TIMEOUT,
-    IORING_OP_TIMEOUT_REMOVE, IORING_OP_ASYNC_CANCEL,
+    IORING_OP_TIMEOUT_REMOVE, IORING_OP_ASYNC_CANCEL, IORING_OP_LINK_TIMEOUT,
 };
 
 /* Set-up flags, best first; EINVAL moves on to the next (older kernel).
@@ -152,6 +158,28 @@ static void prep(struct io_uring_sqe *sqe, io_future *f)
     io_uring_sqe_set_data(sqe, f);
 }
 
+/* SQEs f needs: two for a timed request (it and its link timeout). */
+static unsigned sqes_needed(const io_future *f)
+{
+    return f->req.deadline ? 2 : 1;
+}
+
+/* Fills f's SQE(s); the ring has sqes_needed(f) free. */
+static void prep_request(struct io_context *io, io_future *f)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+    prep(sqe, f);
+    if (f->req.deadline) {
+        struct cfa_io_request *r = &f->req;
+        r->deadline_ts[0] = r->deadline / 1000000000;
+        r->deadline_ts[1] = r->deadline % 1000000000;
+        sqe->flags |= IOSQE_IO_LINK;
+        struct io_uring_sqe *timeout = io_uring_get_sqe(&io->ring);
+        io_uring_prep_link_timeout(timeout, (struct __kernel_timespec *)r->deadline_ts, IORING_TIMEOUT_ABS);
+        io_uring_sqe_set_data64(timeout, UD_IGNORE);
+    }
+}
+
 static void backlog_push(struct io_context *io, io_future *f)
 {
     f->next = NULL;
@@ -167,15 +195,15 @@ static void backlog_drain(struct io_context *io)
 {
     unsigned n = 0;
     while (io->backlog_head) {
-        struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
-        if (!sqe)
-            break;
         io_future *f = io->backlog_head;
+        unsigned need = sqes_needed(f);
+        if (io_uring_sq_space_left(&io->ring) < need)
+            break;
         io->backlog_head = f->next;
         if (!io->backlog_head)
             io->backlog_tail = NULL;
-        prep(sqe, f);
-        n++;
+        prep_request(io, f);
+        n += need;
     }
     io->inflight += n;
     io_stat_add(&io->stats.count[IO_SUBMITTED], n);
@@ -217,6 +245,8 @@ static void handle(struct io_context *io, uint64_t ud, int res)
         backlog_push(io, f);
         return;
     }
+    if (res == -ECANCELED && f->req.deadline)
+        res = -ETIMEDOUT; /* its link timeout fired */
     int64_t final = res;
     switch (f->req.opcode) {
     case IO_SPLICE:
@@ -337,14 +367,14 @@ void io_ring_start(struct io_context *io, io_future *f)
 {
     /* Inside the no-migration window (see io_start): no system call, no
      * call through the PLT, until the SQE is filled. */
-    struct io_uring_sqe *sqe;
-    if (__builtin_expect(io->backlog_head != NULL, 0) || !(sqe = io_uring_get_sqe(&io->ring))) {
+    unsigned need = sqes_needed(f);
+    if (__builtin_expect(io->backlog_head != NULL, 0) || io_uring_sq_space_left(&io->ring) < need) {
         ring_start_slow(io, f);
         return;
     }
-    prep(sqe, f);
-    io->inflight++;
-    io_stat_add(&io->stats.count[IO_SUBMITTED], 1);
+    prep_request(io, f);
+    io->inflight += need;
+    io_stat_add(&io->stats.count[IO_SUBMITTED], need);
 }
 
 /* ---- the wake-up timeout ----------------------------------------------------------- */

@@ -81,6 +81,8 @@ struct cfa_io_request {
     uint32_t mode;     /* openat's mode */
     uint8_t  opcode;   /* enum io_opcode (runtime/src/io_request.h) */
     uint8_t  spare[3];
+    int64_t  deadline; /* timed calls: CLOCK_MONOTONIC ns; 0: none */
+    int64_t  deadline_ts[2]; /* io_uring: the deadline as the kernel reads it */
 };
 
 typedef struct io_future {
@@ -121,6 +123,28 @@ ssize_t cfa_recvmsg(int fd, struct msghdr *msg, int flags);
 ssize_t cfa_splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
                    unsigned int flags);
 ssize_t cfa_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
+
+/* --- timed calls: X that gives up at a deadline -------------------------
+ *
+ * cfa_X_until(arguments of X, deadline_ns) is cfa_X, except that if the
+ * call has not completed by deadline_ns (CLOCK_MONOTONIC nanoseconds, the
+ * clock of cfa_clock_ns) it is cancelled and returns -1 with errno
+ * ETIMEDOUT. A cancelled call had no effect: nothing was read, written,
+ * sent or accepted. A call that completes as the deadline passes returns
+ * its result. A deadline already past still lets a call that can complete
+ * at once do so.
+ *
+ * Limits: the fallback engine's pool (regular files; accept on a socket
+ * without O_NONBLOCK once a connection is ready) cannot interrupt a
+ * system call in progress, and off a processor the call is the plain
+ * system call; there the deadline is checked before the call starts. */
+ssize_t cfa_read_until(int fd, void *buf, size_t count, int64_t deadline_ns);
+ssize_t cfa_write_until(int fd, const void *buf, size_t count, int64_t deadline_ns);
+int     cfa_accept4_until(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags,
+                          int64_t deadline_ns);
+ssize_t cfa_send_until(int fd, const void *buf, size_t len, int flags, int64_t deadline_ns);
+ssize_t cfa_recv_until(int fd, void *buf, size_t len, int flags, int64_t deadline_ns);
+ssize_t cfa_sendfile_until(int out_fd, int in_fd, off_t *offset, size_t count, int64_t deadline_ns);
 
 /* --- asynchronous calls: the future first, then the call's arguments ---- */
 void async_read(io_future *f, int fd, void *buf, size_t count);
