@@ -15,7 +15,7 @@ check_only=0
 # Debian 12 (bookworm) has LLVM 19 in main.
 apt_packages=(
   clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
-  liburing-dev libhwloc-dev ninja-build cmake make
+  liburing-dev libhwloc-dev ninja-build cmake make pkg-config
   valgrind  # valgrind/valgrind.h: the runtime registers its stacks with memcheck
 )
 

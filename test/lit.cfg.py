@@ -95,11 +95,12 @@ config.substitutions.append(("%stress", str(stress)))
 # -k: a hung test gets SIGTERM, then SIGKILL 10 s later.
 config.substitutions.append(("%timeout", "timeout -k 10 %d" % (timeout_s * max(1, min(stress, 10)))))
 config.substitutions.append(("%cfa-src", config.cfa_src_root))
+config.substitutions.append(("%cfa-obj", config.cfa_obj_root))
 
 if config.cfa_cfacc and os.path.exists(config.cfa_cfacc):
     config.available_features.add("cfacc")
 # Tools that some tests drive: build systems, valgrind.
-for tool in ["cmake", "ninja", "valgrind"]:
+for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb"]:
     if shutil.which(tool):
         config.available_features.add(tool)
 

@@ -255,6 +255,12 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     llvm::errs() << "cfacc: error: no input files\n";
     return 1;
   }
+  if (O.Mode == Mode::Link && llvm::is_contained(O.LinkArgs, "-shared")) {
+    llvm::errs() << "cfacc: error: -shared is not supported: the runtime (one scheduler per process) "
+                    "is linked into the program; compile the library's sources with -c and link the "
+                    "objects into the program, or archive them with ar\n";
+    return 1;
+  }
   if (!O.Output.empty() && O.Inputs.size() > 1 && O.Mode != Mode::Link) {
     llvm::errs() << "cfacc: error: cannot specify -o with -c, -S, -E or --emit-c and several inputs\n";
     return 1;

@@ -1,0 +1,2 @@
+#include "stage.h"
+int stage_weight(int stage) { return stage * 10; }
