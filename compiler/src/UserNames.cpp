@@ -9,10 +9,14 @@ namespace cfacc {
 std::string withUserNames(std::string Text) {
   static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_]+");
   static const llvm::Regex Unit("__cfa_(ns|us|ms|s)([^A-Za-z0-9_]|$)");
+  // new(T, ...) is typed through the prelude's literal: show its type.
+  static const llvm::Regex NewType("'(const )?typeof \\(\\*__cfa_literal\\) \\*' \\(aka '([^']*)'\\)");
   while (TypeMain.match(Text))
     Text = TypeMain.sub("main", Text);
   while (Unit.match(Text))
     Text = Unit.sub("\\1\\2", Text);
+  while (NewType.match(Text))
+    Text = NewType.sub("'\\2'", Text);
   return Text;
 }
 

@@ -1,7 +1,9 @@
 // UserNames: the names of the lowered program, in a diagnostic's text,
 // spelt as the user wrote them: a type's main (`__cfa_main_T`) is `main`,
 // a duration unit (`__cfa_ms`, what the prelude's `ms(n)` expands to) is
-// `ms`. Both stages' diagnostic printers apply it to every message.
+// `ms`, the type of `new(T, ...)` is `T *` (not the prelude's
+// `typeof (*__cfa_literal) *`). Both stages' diagnostic printers apply it
+// to every message.
 #ifndef CFACC_USER_NAMES_H
 #define CFACC_USER_NAMES_H
 
