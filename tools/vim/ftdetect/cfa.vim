@@ -1,0 +1,2 @@
+" cfa-lite sources and headers.
+autocmd BufRead,BufNewFile *.cfa,*.hfa setfiletype cfa
