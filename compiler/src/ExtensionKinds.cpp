@@ -81,12 +81,14 @@ ObjectShape shapeOf(clang::QualType T, const clang::ASTContext &Ctx) {
   ObjectShape Shape;
   clang::QualType Cur = T;
   while (const clang::ArrayType *AT = Ctx.getAsArrayType(Cur)) {
-    const auto *CAT = llvm::dyn_cast<clang::ConstantArrayType>(AT);
-    if (!CAT)
-      return ObjectShape{};
-    Shape.Count *= CAT->getSize().getZExtValue();
-    Cur = CAT->getElementType();
+    if (const auto *CAT = llvm::dyn_cast<clang::ConstantArrayType>(AT))
+      Shape.Count *= CAT->getSize().getZExtValue();
+    else
+      Shape.VariableLength = true; // a VLA, or `T a[]` completed by nothing
+    Cur = AT->getElementType();
   }
+  if (Shape.VariableLength)
+    Shape.Count = 0;
   Shape.Element = Cur;
   Shape.Kind = kindOfType(Cur);
   return Shape;

@@ -5,8 +5,9 @@
 //    runtime's `void (*)(void *)` signature; join/unpark (threads) or
 //    resume (coroutines), the bodies of the overloads the extension lexer
 //    declared; start/destroy for arrays of n objects; delete; and one
-//    cleanup function per array size used with that type;
-//  - at the top of the main file (right after the prelude): the cleanup
+//    cleanup function per array size used with that type (and one for
+//    the guards of its run-time-sized arrays, when there are any);
+//  - in the main file right after the prelude's include: the cleanup
 //    functions for processors and clusters, which are prelude types;
 //  - at the end of the main file: one constructor starting every object
 //    with static storage in declaration order, and one destructor stopping
@@ -73,6 +74,9 @@ std::string typeHelpers(const TypeHelpers &H) {
   for (uint64_t Count : H.CleanupCounts)
     Out += "static void __cfa_cleanup_" + H.Name + "_" + std::to_string(Count) +
            "(void *p) { __cfa_destroy_" + H.Name + "((" + T + " *)p, " + std::to_string(Count) + "); }\n";
+  if (H.GuardCleanup)
+    Out += "static void __cfa_cleanup_" + H.Name + "_array(struct __cfa_array_guard *g) { __cfa_destroy_" +
+           H.Name + "((" + T + " *)g->objects, g->count); }\n";
   return Out;
 }
 

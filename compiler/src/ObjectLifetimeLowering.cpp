@@ -8,6 +8,13 @@
 //    (arrays in reverse). Clang runs cleanups on every way out of the
 //    scope (end, return, break, continue, goto) and in reverse declaration
 //    order, which is the RAII order the language promises;
+//  - a variable-length array cannot carry its size into a cleanup
+//    function, so it is paired with a guard declared right after its
+//    declaration statement (`struct __cfa_array_guard`: the array and its
+//    element count) whose cleanup stops it. Every managed object of such a
+//    statement gets a guard, in declaration order, so that the reverse
+//    order holds within the statement too. C forbids jumping into the
+//    scope of a variable-length array, so no jump can skip a start;
 //  - static storage: recorded for the start-before-main and
 //    stop-after-main functions; a static local is hoisted to file scope
 //    (renamed __cfa_static_<function>_<name>_<n>) so that they can name it;
@@ -25,6 +32,7 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
 #include <set>
 
 namespace cfacc {
@@ -135,22 +143,31 @@ private:
                   " objects cannot be declared in a for-loop initializer; declare them in the loop body");
       return;
     }
-    std::string Starts;
+    bool Guarded = std::any_of(Managed.begin(), Managed.end(),
+                               [&](const clang::VarDecl *VD) { return shape(VD).VariableLength; });
+    std::string After;
     for (const clang::VarDecl *VD : Managed) {
       ObjectShape S = shape(VD);
       if (S.Kind == ExtensionKind::Thread && !L.requireMain(S, VD->getLocation()))
         continue;
-      std::string Attr = " __attribute__((cleanup(" + L.cleanupFunction(S) + ")))";
-      if (!VD->hasInit())
+      std::string Name = VD->getName().str(), Count = L.countOf(S, Name);
+      std::string Attr = Guarded ? "" : " __attribute__((cleanup(" + L.cleanupFunction(S) + ")))";
+      if (!VD->hasInit() && S.VariableLength)
+        After += " __builtin_memset(" + Name + ", 0, sizeof " + Name + ");";
+      else if (!VD->hasInit())
         Attr += " = {0}";
-      L.rewriter().InsertTextAfterToken(declaratorEnd(VD), Attr);
+      if (!Attr.empty())
+        L.rewriter().InsertTextAfterToken(declaratorEnd(VD), Attr);
       std::string Start = L.startFunction(S);
       if (!Start.empty())
-        Starts += " " + Start + "(" + L.elementPointerCast(S) + "&" + VD->getName().str() + ", " +
-                  std::to_string(S.Count) + ");";
+        After += " " + Start + "(" + L.elementPointerCast(S) + "&" + Name + ", " + Count + ");";
+      if (Guarded)
+        After += " struct __cfa_array_guard __cfa_guard_" + Name + "_" + std::to_string(L.nextUniqueId()) +
+                 " __attribute__((cleanup(" + L.guardCleanupFunction(S) + "))) = { &" + Name + ", " + Count +
+                 " };";
     }
-    if (!Starts.empty())
-      L.rewriter().InsertTextAfterToken(DS->getEndLoc(), Starts);
+    if (!After.empty())
+      L.rewriter().InsertTextAfterToken(DS->getEndLoc(), After);
   }
 
   // Monitors and conditions, alone, in arrays or inside a struct, are
@@ -228,6 +245,10 @@ private:
       return;
     if (!checkNotCopied(VD, S) || !hasManagedLifetime(S.Kind))
       return; // a static monitor or condition is all-zero: ready
+    if (S.VariableLength) {
+      L.error(VD->getLocation(), "an array of " + describe(S) + " objects needs a size");
+      return;
+    }
     if (VD->getTLSKind() != clang::VarDecl::TLS_None) {
       L.error(VD->getLocation(), "thread-local " + describe(S) + " objects are not supported");
       return;

@@ -214,6 +214,16 @@ __CFA_HELPER cluster *__cfa_clusters_init(cluster *c, size_t n) {
 __CFA_HELPER void __cfa_clusters_destroy(cluster *c, size_t n) {
     while (n--) cfa_cluster_destroy(&c[n]);
 }
+/* An automatic array whose size is known only at run time is stopped
+ * through one of these, declared right after it: its cleanup passes the
+ * array and its element count to the type's destroy function. */
+struct __cfa_array_guard { void *objects; size_t count; };
+__CFA_HELPER void __cfa_cleanup_processor_array(struct __cfa_array_guard *g) {
+    __cfa_processors_stop((processor *)g->objects, g->count);
+}
+__CFA_HELPER void __cfa_cleanup_cluster_array(struct __cfa_array_guard *g) {
+    __cfa_clusters_destroy((cluster *)g->objects, g->count);
+}
 __CFA_HELPER void __cfa_delete_processor(processor *p) {
     if (p) { cfa_processor_stop(p); __builtin_free(p); }
 }
