@@ -51,6 +51,7 @@ public:
   Desugarer(llvm::StringRef Source, llvm::StringRef PresumedName)
       : Source(Source), PresumedName(PresumedName), Code(Source), Tokens(Code.tokens()),
         Partner(Code.partners()), DeclaresOwnNew(declaresFunctionNamed("new")),
+        DeclaresOwnSuspend(declaresFunctionNamed("suspend")),
         Statements(Code, !declaresFunctionNamed("waitfor")) {}
 
   DesugaredFile run() {
@@ -70,6 +71,7 @@ private:
   std::map<unsigned, unsigned> Replaced; // Begin -> End of replacing edits
   DesugaredFile Result;
   bool DeclaresOwnNew; // the file's C code has a function named new
+  bool DeclaresOwnSuspend; // ... a function named suspend
   StatementSyntax Statements;
   unsigned StatementCounter = 0; // names the variables of mutex and waitfor statements
   static constexpr size_t None = CodeTokens::None;
@@ -145,7 +147,43 @@ private:
     }
     if ((T.Text == "waitfor" || T.Text == "when") && Statements.atStatementStart(I))
       return desugarWaitfor(I);
+    if (T.Text == "suspend")
+      return desugarSuspendStatement(I);
     return I;
+  }
+
+  // `suspend;`, Cforall's statement form, is `suspend();`. Not in a file
+  // with its own C function named suspend, and not after the `}` of a
+  // struct body or initializer (`struct S {...} suspend;` declares a
+  // variable).
+  size_t desugarSuspendStatement(size_t I) {
+    if (DeclaresOwnSuspend || !isKind(I + 1, clang::tok::semi) || !Statements.atStatementStart(I))
+      return I;
+    if (I > 0 && isKind(I - 1, clang::tok::r_brace) && !closesStatementBlock(I - 1))
+      return I;
+    replaceToken(I, "suspend()");
+    return I + 1;
+  }
+
+  // The `}` at Close ends a compound statement, not a struct body or an
+  // initializer: its `{` starts a statement.
+  bool closesStatementBlock(size_t Close) const {
+    size_t Open = Partner[Close];
+    return Open != None && Open < Close && Statements.atStatementStart(Open) &&
+           !(Open > 0 && isKind(Open - 1, clang::tok::r_paren) && isFunctionHead(Open - 1));
+  }
+
+  // The `)` at Close ends a function declarator (`int f(void) {`) rather
+  // than the condition of an if/while/for/switch.
+  bool isFunctionHead(size_t Close) const {
+    size_t Open = Partner[Close];
+    if (Open == None || Open == 0 || Open > Close)
+      return false;
+    const CodeToken &Before = Tokens[Open - 1];
+    if (Before.Kind != clang::tok::raw_identifier)
+      return true; // `(*f)(...) {`, `) (...)`: not a statement keyword
+    llvm::StringRef W = Before.Text;
+    return !(W == "if" || W == "while" || W == "for" || W == "switch");
   }
 
   // thread X { ... };  coroutine X { ... };  monitor X { ... };  KEYWORD X ;
@@ -514,7 +552,8 @@ private:
     std::string Overload = "static inline __attribute__((overloadable)) ";
     std::string Out = "typedef struct " + N + " " + N + "; ";
     if (T.Keyword == AggregateKeyword::Thread)
-      Out += Overload + N + " *join(" + N + " *); " + Overload + "void unpark(" + N + " *); ";
+      Out += Overload + N + " *join(" + N + " *); " + Overload + "void unpark(" + N +
+             " *t) __CFA_IF_NOT_NULL(t); ";
     else if (T.Keyword == AggregateKeyword::Coroutine)
       Out += Overload + N + " *resume(" + N + " *); ";
     return Out;

@@ -19,6 +19,8 @@
 //                                     (not in a file that declares its own
 //                                     C function named new)
 //   10`ms, x`s, (a+b)`us           -> ms(10), s(x), us((a+b))
+//   suspend;  (a statement)        -> suspend();  (not in a file that
+//                                     declares its own C function suspend)
 //
 // The prologue includes <cfa/prelude.h> and declares, per type, the typedef
 // and the per-type overloads (join/unpark for threads, resume for

@@ -33,7 +33,8 @@ std::string threadHelpers(const TypeHelpers &H, const std::string &T) {
   std::string D = ThreadDescriptorMember;
   std::string Out;
   Out += Overload + T + " *join(" + T + " *t) { cfa_thread_join(&t->" + D + "); return t; }\n";
-  Out += Overload + std::string("void unpark(") + T + " *t) { cfa_unpark(&t->" + D + "); }\n";
+  Out += Overload + std::string("void unpark(") + T + " *t) __CFA_IF_NOT_NULL(t) { if (t) cfa_unpark(&t->" + D +
+         "); }\n";
   if (H.Main)
     Out += Inline + T + " *__cfa_start_" + N + "(" + T + " *o, size_t n) { for (size_t i = 0; i < n; i++) "
            "cfa_thread_start(&o[i]." + D + ", __cfa_trampoline_" + N + ", &o[i], \"" + N +
