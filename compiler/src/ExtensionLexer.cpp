@@ -8,6 +8,7 @@
 #include "ExtensionLexer.h"
 
 #include "CodeTokens.h"
+#include "LeadingDirectives.h"
 #include "StatementSyntax.h"
 
 #include <algorithm>
@@ -566,13 +567,27 @@ private:
       Out += Text;
       Map.appendSynthesized(static_cast<unsigned>(Text.size()), Anchor);
     };
-    Synthesize("#include <cfa/prelude.h>\n", 0);
+    // The file's leading directives (feature-test macros) come first, so
+    // that they configure the C library headers the prelude includes.
+    unsigned Lead = leadingDirectivesEnd(Source);
+    unsigned LeadLines = static_cast<unsigned>(Source.take_front(Lead).count('\n'));
+    if (Lead > 0) {
+      Synthesize("#line 1 " + quoted(PresumedName) + "\n", 0);
+      Out.append(Source.data(), Lead);
+      Map.appendCopied(Lead, 0);
+      if (Source[Lead - 1] != '\n') {
+        Synthesize("\n", Lead);
+        ++LeadLines;
+      }
+    }
+    Synthesize("#include <cfa/prelude.h>\n", Lead);
+    Result.PreludeEnd = static_cast<unsigned>(Out.size());
     for (const DeclaredExtensionType &T : Result.Types)
       Synthesize(prologueFor(T), T.KeywordOffset);
-    Synthesize("\n#line 1 " + quoted(PresumedName) + "\n", 0);
+    Synthesize("\n#line " + std::to_string(LeadLines + 1) + " " + quoted(PresumedName) + "\n", Lead);
 
     std::sort(Edits.begin(), Edits.end(), editBefore);
-    unsigned Cursor = 0;
+    unsigned Cursor = Lead; // no edit before it: the leading lines hold no code
     for (const Edit &E : Edits) {
       if (E.Begin < Cursor)
         continue; // defensive: patterns never overlap

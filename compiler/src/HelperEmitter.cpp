@@ -165,12 +165,10 @@ void emitHelpers(LoweringContext &L, clang::FileID MainFile) {
   clang::SourceManager &SM = L.sources();
   std::string Cleanups = genericCleanups(L);
   if (!Cleanups.empty()) {
-    // After the prologue's first line, `#include <cfa/prelude.h>`.
-    llvm::StringRef Buffer = SM.getBufferData(MainFile);
-    size_t FirstLine = Buffer.find('\n');
-    if (FirstLine != llvm::StringRef::npos)
-      L.rewriter().InsertTextAfter(SM.getLocForStartOfFile(MainFile).getLocWithOffset(FirstLine + 1),
-                                   Cleanups);
+    // Right after the prologue's `#include <cfa/prelude.h>` line.
+    auto Entry = SM.getFileEntryRefForID(MainFile);
+    if (const DesugaredFile *D = Entry ? L.files().lookup(Entry->getName()) : nullptr)
+      L.rewriter().InsertTextAfter(SM.getLocForStartOfFile(MainFile).getLocWithOffset(D->PreludeEnd), Cleanups);
   }
   std::string Statics = staticObjectFunctions(L);
   if (!Statics.empty())
