@@ -188,17 +188,39 @@ private:
   }
 
   // thread X { ... };  coroutine X { ... };  monitor X { ... };  KEYWORD X ;
-  size_t desugarAggregate(size_t I) {
+  // Attributes may sit between the keyword and the name, as after
+  // `struct`: `thread __attribute__((aligned(64))) X { ... };`, `[[...]]`.
+  size_t desugarAggregate(size_t Keyword) {
+    size_t I = skipAttributes(Keyword + 1) - 1; // I + 1: the name
     if (!isName(I + 1) || !(isKind(I + 2, clang::tok::l_brace) || isKind(I + 2, clang::tok::semi)))
-      return I;
-    llvm::StringRef Word = Tokens[I].Text;
-    AggregateKeyword Keyword = Word == "thread"      ? AggregateKeyword::Thread
-                               : Word == "coroutine" ? AggregateKeyword::Coroutine
-                                                     : AggregateKeyword::Monitor;
+      return Keyword;
+    return desugarAggregateAt(Keyword, I);
+  }
+
+  // The first token at or after J that is not part of an attribute
+  // (`__attribute__((...))`, `[[...]]`).
+  size_t skipAttributes(size_t J) const {
+    for (;;) {
+      if ((isWord(J, "__attribute__") || isWord(J, "__attribute")) && isKind(J + 1, clang::tok::l_paren) &&
+          Partner[J + 1] != None)
+        J = Partner[J + 1] + 1;
+      else if (isKind(J, clang::tok::l_square) && isKind(J + 1, clang::tok::l_square) && Partner[J] != None)
+        J = Partner[J] + 1;
+      else
+        return J;
+    }
+  }
+
+  // Keyword: `thread`, `coroutine` or `monitor`; I + 1 the name.
+  size_t desugarAggregateAt(size_t Keyword, size_t I) {
+    llvm::StringRef Word = Tokens[Keyword].Text;
+    AggregateKeyword Kind = Word == "thread"      ? AggregateKeyword::Thread
+                            : Word == "coroutine" ? AggregateKeyword::Coroutine
+                                                  : AggregateKeyword::Monitor;
     std::string Struct = "struct";
     Struct.resize(std::max<size_t>(Word.size(), Struct.size()), ' ');
-    replaceToken(I, Struct);
-    Result.Types.push_back({Tokens[I + 1].Text.str(), Keyword, Tokens[I].Offset});
+    replaceToken(Keyword, Struct);
+    Result.Types.push_back({Tokens[I + 1].Text.str(), Kind, Tokens[Keyword].Offset});
     if (isKind(I + 2, clang::tok::semi))
       return I + 2;
     size_t Close = Partner[I + 2];
@@ -208,9 +230,9 @@ private:
     }
     size_t Last = Close - 1; // token before '}'
     bool NeedsSemi = !isKind(Last, clang::tok::semi) && !isKind(Last, clang::tok::l_brace);
-    std::string Member = Keyword == AggregateKeyword::Thread
+    std::string Member = Kind == AggregateKeyword::Thread
                              ? std::string(" struct cfa_thread ") + ThreadDescriptorMember + ";"
-                         : Keyword == AggregateKeyword::Coroutine
+                         : Kind == AggregateKeyword::Coroutine
                              ? std::string(" struct cfa_coroutine ") + CoroutineDescriptorMember + ";"
                              : std::string(" struct cfa_monitor ") + MonitorDescriptorMember + ";";
     addEdit(endOf(Last), endOf(Last), (NeedsSemi ? ";" : "") + Member, Tokens[Close].Offset);

@@ -27,6 +27,9 @@ using namespace clang::ast_matchers;
 
 const char *const Inline = "static inline __attribute__((unused)) ";
 const char *const Overload = "static inline __attribute__((overloadable, unused)) ";
+// A cleanup function's parameter must accept the address of the object,
+// volatile ones included (const ones are rejected: the runtime updates them).
+const char *const CleanupParameter = "volatile void *p";
 
 std::string threadHelpers(const TypeHelpers &H, const std::string &T) {
   const std::string &N = H.Name;
@@ -73,8 +76,8 @@ std::string typeHelpers(const TypeHelpers &H) {
   }
   Out += H.Kind == ExtensionKind::Thread ? threadHelpers(H, T) : coroutineHelpers(H, T);
   for (uint64_t Count : H.CleanupCounts)
-    Out += "static void __cfa_cleanup_" + H.Name + "_" + std::to_string(Count) +
-           "(void *p) { __cfa_destroy_" + H.Name + "((" + T + " *)p, " + std::to_string(Count) + "); }\n";
+    Out += "static void __cfa_cleanup_" + H.Name + "_" + std::to_string(Count) + "(" + CleanupParameter +
+           ") { __cfa_destroy_" + H.Name + "((" + T + " *)p, " + std::to_string(Count) + "); }\n";
   if (H.GuardCleanup)
     Out += "static void __cfa_cleanup_" + H.Name + "_array(struct __cfa_array_guard *g) { __cfa_destroy_" +
            H.Name + "((" + T + " *)g->objects, g->count); }\n";
@@ -127,11 +130,11 @@ private:
 std::string genericCleanups(LoweringContext &L) {
   std::string Out;
   for (uint64_t Count : L.genericCleanupCounts(ExtensionKind::Processor))
-    Out += "static void __cfa_cleanup_processor_" + std::to_string(Count) +
-           "(void *p) { __cfa_processors_stop((processor *)p, " + std::to_string(Count) + "); }\n";
+    Out += "static void __cfa_cleanup_processor_" + std::to_string(Count) + "(" + CleanupParameter +
+           ") { __cfa_processors_stop((processor *)p, " + std::to_string(Count) + "); }\n";
   for (uint64_t Count : L.genericCleanupCounts(ExtensionKind::Cluster))
-    Out += "static void __cfa_cleanup_cluster_" + std::to_string(Count) +
-           "(void *p) { __cfa_clusters_destroy((cluster *)p, " + std::to_string(Count) + "); }\n";
+    Out += "static void __cfa_cleanup_cluster_" + std::to_string(Count) + "(" + CleanupParameter +
+           ") { __cfa_clusters_destroy((cluster *)p, " + std::to_string(Count) + "); }\n";
   return Out;
 }
 

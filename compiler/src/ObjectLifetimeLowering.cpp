@@ -24,7 +24,8 @@
 //    an initializer get `= {0}`: all-zero is their ready state;
 //  - by-value rules: such objects cannot be function parameters, return
 //    values, or copied; those with a managed lifetime cannot be members of
-//    other aggregates either (monitors and conditions can).
+//    other aggregates either (monitors and conditions can), nor compound
+//    literals other than a variable's initializer or new()'s object.
 #include "Passes.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -40,7 +41,10 @@ namespace {
 
 using namespace clang::ast_matchers;
 
+// "thread 'Worker'"; the built-in types by their kind alone ("processor").
 std::string describe(const ObjectShape &S) {
+  if (S.Kind == ExtensionKind::Processor || S.Kind == ExtensionKind::Cluster)
+    return kindName(S.Kind);
   return std::string(kindName(S.Kind)) + " '" + typeNameOf(S.Element) + "'";
 }
 
@@ -65,6 +69,8 @@ public:
       return onRecord(RD);
     if (const auto *IL = Result.Nodes.getNodeAs<clang::InitListExpr>("init"))
       return onInitList(IL);
+    if (const auto *CL = Result.Nodes.getNodeAs<clang::CompoundLiteralExpr>("literal"))
+      return onCompoundLiteral(CL);
   }
 
 private:
@@ -100,6 +106,15 @@ private:
     return false;
   }
 
+  // The runtime updates a managed object in place (its state, its
+  // queues), which a const object forbids.
+  bool checkNotConst(const clang::VarDecl *VD, const ObjectShape &S) {
+    if (!S.Element.isConstQualified())
+      return true;
+    L.error(VD->getLocation(), describe(S) + " objects cannot be const: the runtime updates them");
+    return false;
+  }
+
   void onDeclStmt(const clang::DeclStmt *DS) {
     std::vector<const clang::VarDecl *> Managed;
     bool Static = false;
@@ -118,7 +133,7 @@ private:
                                          " objects cannot be declared by a macro expansion");
         continue;
       }
-      if (!checkNotCopied(VD, shape(VD)))
+      if (!checkNotCopied(VD, shape(VD)) || !checkNotConst(VD, shape(VD)))
         continue;
       if (VD->getTLSKind() != clang::VarDecl::TLS_None) {
         L.error(VD->getLocation(), "thread-local " + describe(shape(VD)) + " objects are not supported");
@@ -233,6 +248,10 @@ private:
       if (S.Kind != ExtensionKind::None && Startable)
         L.addStaticObject({NewName, S});
     }
+    // The initializers move with the declaration: complete them first (an
+    // edit inside the moved range made later would be lost, or worse).
+    for (const auto &Node : match(findAll(initListExpr().bind("init")), *DS, Ctx))
+      onInitList(Node.getNodeAs<clang::InitListExpr>("init"));
     auto Range = clang::CharSourceRange::getTokenRange(DS->getBeginLoc(), DS->getEndLoc());
     std::string Text = L.rewriter().getRewrittenText(Range);
     L.replaceKeepingLines(Range, "");
@@ -243,7 +262,7 @@ private:
     ObjectShape S = shape(VD);
     if (S.Kind == ExtensionKind::None || !L.isInUserFile(VD->getLocation()))
       return;
-    if (!checkNotCopied(VD, S) || !hasManagedLifetime(S.Kind))
+    if (!checkNotCopied(VD, S) || !hasManagedLifetime(S.Kind) || !checkNotConst(VD, S))
       return; // a static monitor or condition is all-zero: ready
     if (S.VariableLength) {
       L.error(VD->getLocation(), "an array of " + describe(S) + " objects needs a size");
@@ -286,8 +305,11 @@ private:
     ObjectShape S = shapeOf(F->getType(), Ctx);
     if (!hasManagedLifetime(S.Kind) || !L.isInUserFile(F->getLocation()))
       return;
-    L.error(F->getLocation(), describe(S) + " cannot be a member of '" + F->getParent()->getName().str() +
-                                  "'; make '" + F->getName().str() + "' a pointer and use new()");
+    const clang::RecordDecl *Owner = F->getParent();
+    std::string Where = Owner->getName().empty() ? std::string(Owner->isUnion() ? "a union" : "a struct")
+                                                 : "'" + Owner->getName().str() + "'";
+    L.error(F->getLocation(), describe(S) + " cannot be a member of " + Where + "; make '" + F->getName().str() +
+                                  "' a pointer and use new()");
   }
 
   void onAssign(const clang::BinaryOperator *A) {
@@ -319,6 +341,37 @@ private:
                                                           Member + " = {0} ");
   }
 
+  // A compound literal of a managed type is an object without a name:
+  // nothing would start it or stop it at its scope's end. It may only
+  // initialise a variable (`Worker w = (Worker){1};`, a copy of an object
+  // not yet started) or be the object new() copies to the heap.
+  void onCompoundLiteral(const clang::CompoundLiteralExpr *CL) {
+    ObjectShape S = shapeOf(CL->getType(), Ctx);
+    if (!hasManagedLifetime(S.Kind) || !L.isInUserFile(CL->getBeginLoc()))
+      return;
+    const clang::Stmt *Child = CL;
+    for (;;) {
+      auto Parents = Ctx.getParents(*Child);
+      if (Parents.empty())
+        break;
+      if (const auto *VD = Parents[0].get<clang::VarDecl>()) {
+        if (VD->getInit() && VD->getInit()->IgnoreParenImpCasts() == CL)
+          return; // initialises a variable, which is started and stopped
+        if (VD->getName() == "__cfa_literal")
+          return; // the object of new(T, ...) (the prelude's __cfa_new)
+        break;
+      }
+      const auto *E = Parents[0].get<clang::Expr>();
+      const auto *AddressOf = llvm::dyn_cast_or_null<clang::UnaryOperator>(E);
+      if (!E || !(llvm::isa<clang::ParenExpr>(E) || llvm::isa<clang::ImplicitCastExpr>(E) ||
+                  (AddressOf && AddressOf->getOpcode() == clang::UO_AddrOf)))
+        break;
+      Child = E;
+    }
+    L.error(CL->getBeginLoc(), "a compound literal of " + describe(S) +
+                                   " would never be started or stopped; declare a variable or use new()");
+  }
+
   void onRecord(const clang::RecordDecl *RD) {
     ExtensionKind K = kindOfType(Ctx.getRecordType(RD));
     if (descriptorMemberOf(K).empty() ||
@@ -342,6 +395,7 @@ void lowerObjectLifetimes(LoweringContext &L) {
   Finder.addMatcher(binaryOperator(isAssignmentOperator()).bind("assign"), &Callback);
   Finder.addMatcher(recordDecl(isDefinition()).bind("record"), &Callback);
   Finder.addMatcher(initListExpr().bind("init"), &Callback);
+  Finder.addMatcher(compoundLiteralExpr().bind("literal"), &Callback);
   Finder.matchAST(L.ast());
 }
 
