@@ -594,7 +594,6 @@ private:
     unsigned Lead = leadingDirectivesEnd(Source);
     unsigned LeadLines = static_cast<unsigned>(Source.take_front(Lead).count('\n'));
     if (Lead > 0) {
-      Synthesize("#line 1 " + quoted(PresumedName) + "\n", 0);
       Out.append(Source.data(), Lead);
       Map.appendCopied(Lead, 0);
       if (Source[Lead - 1] != '\n') {
