@@ -5,6 +5,8 @@
 
 #include "clang/AST/Decl.h"
 
+#include <set>
+
 namespace cfacc {
 
 ExtensionKind kindOfType(clang::QualType T) {
@@ -61,20 +63,29 @@ std::string monitorMemberOf(ExtensionKind K) {
   return "";
 }
 
-bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx) {
-  // Records nest only finitely (a struct cannot contain itself by value),
-  // so the recursion ends.
+// Valid records nest only finitely (a struct cannot contain itself by
+// value), but one Clang recovered from an error may: the records on the
+// path are remembered, and an invalid one is not looked into.
+static bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx,
+                                 std::set<const clang::RecordDecl *> &Path) {
   while (const clang::ArrayType *AT = Ctx.getAsArrayType(T))
     T = AT->getElementType();
   if (isZeroInitKind(kindOfType(T)))
     return true;
   const clang::RecordDecl *RD = T.getCanonicalType()->getAsRecordDecl();
-  if (!RD || !(RD = RD->getDefinition()))
+  if (!RD || !(RD = RD->getDefinition()) || RD->isInvalidDecl() || !Path.insert(RD).second)
     return false;
+  bool Found = false;
   for (const clang::FieldDecl *F : RD->fields())
-    if (containsZeroInitKind(F->getType(), Ctx))
-      return true;
-  return false;
+    if ((Found = containsZeroInitKind(F->getType(), Ctx, Path)))
+      break;
+  Path.erase(RD);
+  return Found;
+}
+
+bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx) {
+  std::set<const clang::RecordDecl *> Path;
+  return containsZeroInitKind(T, Ctx, Path);
 }
 
 ObjectShape shapeOf(clang::QualType T, const clang::ASTContext &Ctx) {
