@@ -16,7 +16,23 @@ BodySkipPolicy::BodySkipPolicy(const DesugaringFileSystem &FS, const clang::Sour
                                const clang::Preprocessor &PP)
     : FS(FS), SM(SM), PP(PP) {}
 
+// A mutex function's prologue is inserted into its body.
+static bool hasMutexParameter(const clang::Decl *D) {
+  const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+  if (!FD)
+    return false;
+  for (const clang::ParmVarDecl *P : FD->parameters())
+    for (const auto *A : P->specific_attrs<clang::AnnotateAttr>())
+      if (A->getAnnotation() == MutexAnnotation)
+        return true;
+  return false;
+}
+
 void BodySkipPolicy::noteTopLevelDecl(const clang::Decl *D) {
+  if (hasMutexParameter(D)) {
+    MutexFunctions.insert(llvm::cast<clang::FunctionDecl>(D)->getName());
+    return;
+  }
   // A struct holding a monitor or condition: its locals are zero-initialised.
   if (const auto *RD = llvm::dyn_cast<clang::RecordDecl>(D)) {
     if (RD->isThisDeclarationADefinition() && !RD->getName().empty() &&
@@ -39,25 +55,14 @@ bool BodySkipPolicy::isInteresting(llvm::StringRef Id) const {
       "processor", "cluster", "cfa_processor", "cfa_cluster", "condition", "cfa_condition",
       "new", "delete", "resume",
       "typeof", "__typeof__", "__typeof", "__auto_type"};
-  if (BuiltIns.contains(Id) || FS.declaredTypeNames().contains(Id) || ManagedTypedefs.contains(Id))
+  if (BuiltIns.contains(Id) || FS.declaredTypeNames().contains(Id) || ManagedTypedefs.contains(Id) ||
+      MutexFunctions.contains(Id))
     return true;
   auto It = PP.getIdentifierTable().find(Id);
   if (It == PP.getIdentifierTable().end() || !It->getValue()->hasMacroDefinition())
     return false;
   const clang::MacroInfo *MI = PP.getMacroInfo(It->getValue());
   return MI && !SM.isInSystemHeader(MI->getDefinitionLoc());
-}
-
-// A mutex function's prologue is inserted into its body.
-static bool hasMutexParameter(const clang::Decl *D) {
-  const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
-  if (!FD)
-    return false;
-  for (const clang::ParmVarDecl *P : FD->parameters())
-    for (const auto *A : P->specific_attrs<clang::AnnotateAttr>())
-      if (A->getAnnotation() == MutexAnnotation)
-        return true;
-  return false;
 }
 
 bool BodySkipPolicy::canSkipBody(const clang::Decl *D) const {

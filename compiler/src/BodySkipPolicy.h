@@ -16,6 +16,8 @@
 //    are zero-initialised);
 //  - processor, cluster, condition (and their struct tags), new, delete,
 //    resume;
+//  - the name of a function with a mutex parameter declared before it
+//    (the monitor pass checks the type of each mutex argument);
 //  - typeof/__typeof__/__auto_type (a type Clang must compute);
 //  - a macro not defined in a system header (its expansion is unknown here).
 // Bodies in other files (system headers, .h files, the prelude) are never
@@ -47,6 +49,7 @@ private:
   const clang::SourceManager &SM;
   const clang::Preprocessor &PP;
   llvm::StringSet<> ManagedTypedefs;
+  llvm::StringSet<> MutexFunctions; // their calls' arguments are checked
 };
 
 } // namespace cfacc

@@ -5,6 +5,8 @@
 
 #include "clang/AST/Decl.h"
 
+#include <set>
+
 namespace cfacc {
 
 ExtensionKind kindOfType(clang::QualType T) {
@@ -61,33 +63,43 @@ std::string monitorMemberOf(ExtensionKind K) {
   return "";
 }
 
-bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx) {
-  // Valid records nest only finitely (a struct cannot contain itself by
-  // value), so the recursion ends; error recovery can leave an invalid
-  // record that does contain itself, and those are skipped.
+// Valid records nest only finitely (a struct cannot contain itself by
+// value), but one Clang recovered from an error may: the records on the
+// path are remembered, and an invalid one is not looked into.
+static bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx,
+                                 std::set<const clang::RecordDecl *> &Path) {
   while (const clang::ArrayType *AT = Ctx.getAsArrayType(T))
     T = AT->getElementType();
   if (isZeroInitKind(kindOfType(T)))
     return true;
   const clang::RecordDecl *RD = T.getCanonicalType()->getAsRecordDecl();
-  if (!RD || !(RD = RD->getDefinition()) || RD->isInvalidDecl() || RD->isBeingDefined())
+  if (!RD || !(RD = RD->getDefinition()) || RD->isInvalidDecl() || !Path.insert(RD).second)
     return false;
+  bool Found = false;
   for (const clang::FieldDecl *F : RD->fields())
-    if (containsZeroInitKind(F->getType(), Ctx))
-      return true;
-  return false;
+    if ((Found = containsZeroInitKind(F->getType(), Ctx, Path)))
+      break;
+  Path.erase(RD);
+  return Found;
+}
+
+bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx) {
+  std::set<const clang::RecordDecl *> Path;
+  return containsZeroInitKind(T, Ctx, Path);
 }
 
 ObjectShape shapeOf(clang::QualType T, const clang::ASTContext &Ctx) {
   ObjectShape Shape;
   clang::QualType Cur = T;
   while (const clang::ArrayType *AT = Ctx.getAsArrayType(Cur)) {
-    const auto *CAT = llvm::dyn_cast<clang::ConstantArrayType>(AT);
-    if (!CAT)
-      return ObjectShape{};
-    Shape.Count *= CAT->getSize().getZExtValue();
-    Cur = CAT->getElementType();
+    if (const auto *CAT = llvm::dyn_cast<clang::ConstantArrayType>(AT))
+      Shape.Count *= CAT->getSize().getZExtValue();
+    else
+      Shape.VariableLength = true; // a VLA, or `T a[]` completed by nothing
+    Cur = AT->getElementType();
   }
+  if (Shape.VariableLength)
+    Shape.Count = 0;
   Shape.Element = Cur;
   Shape.Kind = kindOfType(Cur);
   return Shape;

@@ -50,11 +50,15 @@ bool containsZeroInitKind(clang::QualType T, const clang::ASTContext &Ctx);
 ExtensionKind kindOfType(clang::QualType T);
 
 // Kind of the element type after stripping every array level, and the
-// total number of elements (1 for a non-array). VLAs count as None.
+// total number of elements (1 for a non-array). An array with a size known
+// only at run time (a C variable-length array, at any level) has
+// VariableLength set and Count 0: its element count is `sizeof` the object
+// over `sizeof` one element, evaluated where it is declared.
 struct ObjectShape {
   ExtensionKind Kind = ExtensionKind::None;
   clang::QualType Element;
   uint64_t Count = 1;
+  bool VariableLength = false;
 };
 ObjectShape shapeOf(clang::QualType T, const clang::ASTContext &Ctx);
 

@@ -8,6 +8,7 @@
 #include "ExtensionLexer.h"
 
 #include "CodeTokens.h"
+#include "LeadingDirectives.h"
 #include "StatementSyntax.h"
 
 #include <algorithm>
@@ -51,6 +52,7 @@ public:
   Desugarer(llvm::StringRef Source, llvm::StringRef PresumedName)
       : Source(Source), PresumedName(PresumedName), Code(Source), Tokens(Code.tokens()),
         Partner(Code.partners()), DeclaresOwnNew(declaresFunctionNamed("new")),
+        DeclaresOwnSuspend(declaresFunctionNamed("suspend")),
         Statements(Code, !declaresFunctionNamed("waitfor")) {}
 
   DesugaredFile run() {
@@ -70,6 +72,7 @@ private:
   std::map<unsigned, unsigned> Replaced; // Begin -> End of replacing edits
   DesugaredFile Result;
   bool DeclaresOwnNew; // the file's C code has a function named new
+  bool DeclaresOwnSuspend; // ... a function named suspend
   StatementSyntax Statements;
   unsigned StatementCounter = 0; // names the variables of mutex and waitfor statements
   static constexpr size_t None = CodeTokens::None;
@@ -158,21 +161,79 @@ private:
     }
     if ((T.Text == "waitfor" || T.Text == "when") && Statements.atStatementStart(I))
       return desugarWaitfor(I);
+    if (T.Text == "suspend")
+      return desugarSuspendStatement(I);
     return I;
   }
 
-  // thread X { ... };  coroutine X { ... };  monitor X { ... };  KEYWORD X ;
-  size_t desugarAggregate(size_t I) {
-    if (!isName(I + 1) || !(isKind(I + 2, clang::tok::l_brace) || isKind(I + 2, clang::tok::semi)))
+  // `suspend;`, Cforall's statement form, is `suspend();`. Not in a file
+  // with its own C function named suspend, and not after the `}` of a
+  // struct body or initializer (`struct S {...} suspend;` declares a
+  // variable).
+  size_t desugarSuspendStatement(size_t I) {
+    if (DeclaresOwnSuspend || !isKind(I + 1, clang::tok::semi) || !Statements.atStatementStart(I))
       return I;
-    llvm::StringRef Word = Tokens[I].Text;
-    AggregateKeyword Keyword = Word == "thread"      ? AggregateKeyword::Thread
-                               : Word == "coroutine" ? AggregateKeyword::Coroutine
-                                                     : AggregateKeyword::Monitor;
+    if (I > 0 && isKind(I - 1, clang::tok::r_brace) && !closesStatementBlock(I - 1))
+      return I;
+    replaceToken(I, "suspend()");
+    return I + 1;
+  }
+
+  // The `}` at Close ends a compound statement, not a struct body or an
+  // initializer: its `{` starts a statement.
+  bool closesStatementBlock(size_t Close) const {
+    size_t Open = Partner[Close];
+    return Open != None && Open < Close && Statements.atStatementStart(Open) &&
+           !(Open > 0 && isKind(Open - 1, clang::tok::r_paren) && isFunctionHead(Open - 1));
+  }
+
+  // The `)` at Close ends a function declarator (`int f(void) {`) rather
+  // than the condition of an if/while/for/switch.
+  bool isFunctionHead(size_t Close) const {
+    size_t Open = Partner[Close];
+    if (Open == None || Open == 0 || Open > Close)
+      return false;
+    const CodeToken &Before = Tokens[Open - 1];
+    if (Before.Kind != clang::tok::raw_identifier)
+      return true; // `(*f)(...) {`, `) (...)`: not a statement keyword
+    llvm::StringRef W = Before.Text;
+    return !(W == "if" || W == "while" || W == "for" || W == "switch");
+  }
+
+  // thread X { ... };  coroutine X { ... };  monitor X { ... };  KEYWORD X ;
+  // Attributes may sit between the keyword and the name, as after
+  // `struct`: `thread __attribute__((aligned(64))) X { ... };`, `[[...]]`.
+  size_t desugarAggregate(size_t Keyword) {
+    size_t I = skipAttributes(Keyword + 1) - 1; // I + 1: the name
+    if (!isName(I + 1) || !(isKind(I + 2, clang::tok::l_brace) || isKind(I + 2, clang::tok::semi)))
+      return Keyword;
+    return desugarAggregateAt(Keyword, I);
+  }
+
+  // The first token at or after J that is not part of an attribute
+  // (`__attribute__((...))`, `[[...]]`).
+  size_t skipAttributes(size_t J) const {
+    for (;;) {
+      if ((isWord(J, "__attribute__") || isWord(J, "__attribute")) && isKind(J + 1, clang::tok::l_paren) &&
+          Partner[J + 1] != None)
+        J = Partner[J + 1] + 1;
+      else if (isKind(J, clang::tok::l_square) && isKind(J + 1, clang::tok::l_square) && Partner[J] != None)
+        J = Partner[J] + 1;
+      else
+        return J;
+    }
+  }
+
+  // Keyword: `thread`, `coroutine` or `monitor`; I + 1 the name.
+  size_t desugarAggregateAt(size_t Keyword, size_t I) {
+    llvm::StringRef Word = Tokens[Keyword].Text;
+    AggregateKeyword Kind = Word == "thread"      ? AggregateKeyword::Thread
+                            : Word == "coroutine" ? AggregateKeyword::Coroutine
+                                                  : AggregateKeyword::Monitor;
     std::string Struct = "struct";
     Struct.resize(std::max<size_t>(Word.size(), Struct.size()), ' ');
-    replaceToken(I, Struct);
-    Result.Types.push_back({Tokens[I + 1].Text.str(), Keyword, Tokens[I].Offset});
+    replaceToken(Keyword, Struct);
+    Result.Types.push_back({Tokens[I + 1].Text.str(), Kind, Tokens[Keyword].Offset});
     if (isKind(I + 2, clang::tok::semi))
       return I + 2;
     size_t Close = Partner[I + 2];
@@ -182,9 +243,9 @@ private:
     }
     size_t Last = Close - 1; // token before '}'
     bool NeedsSemi = !isKind(Last, clang::tok::semi) && !isKind(Last, clang::tok::l_brace);
-    std::string Member = Keyword == AggregateKeyword::Thread
+    std::string Member = Kind == AggregateKeyword::Thread
                              ? std::string(" struct cfa_thread ") + ThreadDescriptorMember + ";"
-                         : Keyword == AggregateKeyword::Coroutine
+                         : Kind == AggregateKeyword::Coroutine
                              ? std::string(" struct cfa_coroutine ") + CoroutineDescriptorMember + ";"
                              : std::string(" struct cfa_monitor ") + MonitorDescriptorMember + ";";
     addEdit(endOf(Last), endOf(Last), (NeedsSemi ? ";" : "") + Member, Tokens[Close].Offset);
@@ -554,7 +615,8 @@ private:
     std::string Overload = "static inline __attribute__((overloadable)) ";
     std::string Out = "typedef struct " + N + " " + N + "; ";
     if (T.Keyword == AggregateKeyword::Thread)
-      Out += Overload + N + " *join(" + N + " *); " + Overload + "void unpark(" + N + " *); ";
+      Out += Overload + N + " *join(" + N + " *); " + Overload + "void unpark(" + N +
+             " *t) __CFA_IF_NOT_NULL(t); ";
     else if (T.Keyword == AggregateKeyword::Coroutine)
       Out += Overload + N + " *resume(" + N + " *); ";
     return Out;
@@ -567,13 +629,26 @@ private:
       Out += Text;
       Map.appendSynthesized(static_cast<unsigned>(Text.size()), Anchor);
     };
-    Synthesize("#include <cfa/prelude.h>\n", 0);
+    // The file's leading directives (feature-test macros) come first, so
+    // that they configure the C library headers the prelude includes.
+    unsigned Lead = leadingDirectivesEnd(Source);
+    unsigned LeadLines = static_cast<unsigned>(Source.take_front(Lead).count('\n'));
+    if (Lead > 0) {
+      Out.append(Source.data(), Lead);
+      Map.appendCopied(Lead, 0);
+      if (Source[Lead - 1] != '\n') {
+        Synthesize("\n", Lead);
+        ++LeadLines;
+      }
+    }
+    Synthesize("#include <cfa/prelude.h>\n", Lead);
+    Result.PreludeEnd = static_cast<unsigned>(Out.size());
     for (const DeclaredExtensionType &T : Result.Types)
       Synthesize(prologueFor(T), T.KeywordOffset);
-    Synthesize("\n#line 1 " + quoted(PresumedName) + "\n", 0);
+    Synthesize("\n#line " + std::to_string(LeadLines + 1) + " " + quoted(PresumedName) + "\n", Lead);
 
     std::sort(Edits.begin(), Edits.end(), editBefore);
-    unsigned Cursor = 0;
+    unsigned Cursor = Lead; // no edit before it: the leading lines hold no code
     for (const Edit &E : Edits) {
       if (E.Begin < Cursor)
         continue; // defensive: patterns never overlap

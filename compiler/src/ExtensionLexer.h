@@ -1,7 +1,8 @@
 // ExtensionLexer: desugars cfa-lite's extension syntax at the token level.
 //
 // Input: the text of one .cfa or .hfa file. Output: C that Clang can parse,
-// with the same lines (a three-line prologue ends in `#line 1`), a SourceMap
+// with the same lines (a prologue that includes the prelude, after the
+// file's leading directives (LeadingDirectives.h), ends in `#line`), a SourceMap
 // back to the input, the extension types the file declares, and lexical
 // errors. Clang's raw Lexer supplies the tokens; preprocessor directives are
 // left untouched. Every construct is contextual (LANGUAGE.md section 1):
@@ -19,6 +20,8 @@
 //                                     (not in a file that declares its own
 //                                     C function named new)
 //   10`ms, x`s, (a+b)`us           -> ms(10), s(x), us((a+b))
+//   suspend;  (a statement)        -> suspend();  (not in a file that
+//                                     declares its own C function suspend)
 //
 // The prologue includes <cfa/prelude.h> and declares, per type, the typedef
 // and the per-type overloads (join/unpark for threads, resume for
@@ -69,6 +72,7 @@ struct DesugaredFile {
   std::vector<DeclaredExtensionType> Types;
   std::vector<LexicalError> Errors;
   std::vector<TopLevelGroup> Groups; // sorted by Begin
+  unsigned PreludeEnd = 0; // in Text: just after the `#include <cfa/prelude.h>` line
 };
 
 // Name of the descriptor member embedded (last) in each extension type.

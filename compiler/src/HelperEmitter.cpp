@@ -5,8 +5,9 @@
 //    runtime's `void (*)(void *)` signature; join/unpark (threads) or
 //    resume (coroutines), the bodies of the overloads the extension lexer
 //    declared; start/destroy for arrays of n objects; delete; and one
-//    cleanup function per array size used with that type;
-//  - at the top of the main file (right after the prelude): the cleanup
+//    cleanup function per array size used with that type (and one for
+//    the guards of its run-time-sized arrays, when there are any);
+//  - in the main file right after the prelude's include: the cleanup
 //    functions for processors and clusters, which are prelude types;
 //  - at the end of the main file: one constructor starting every object
 //    with static storage in declaration order, and one destructor stopping
@@ -26,13 +27,17 @@ using namespace clang::ast_matchers;
 
 const char *const Inline = "static inline __attribute__((unused)) ";
 const char *const Overload = "static inline __attribute__((overloadable, unused)) ";
+// A cleanup function's parameter must accept the address of the object,
+// volatile ones included (const ones are rejected: the runtime updates them).
+const char *const CleanupParameter = "volatile void *p";
 
 std::string threadHelpers(const TypeHelpers &H, const std::string &T) {
   const std::string &N = H.Name;
   std::string D = ThreadDescriptorMember;
   std::string Out;
   Out += Overload + T + " *join(" + T + " *t) { cfa_thread_join(&t->" + D + "); return t; }\n";
-  Out += Overload + std::string("void unpark(") + T + " *t) { cfa_unpark(&t->" + D + "); }\n";
+  Out += Overload + std::string("void unpark(") + T + " *t) __CFA_IF_NOT_NULL(t) { if (t) cfa_unpark(&t->" + D +
+         "); }\n";
   if (H.Main)
     Out += Inline + T + " *__cfa_start_" + N + "(" + T + " *o, size_t n) { for (size_t i = 0; i < n; i++) "
            "cfa_thread_start(&o[i]." + D + ", __cfa_trampoline_" + N + ", &o[i], \"" + N +
@@ -71,8 +76,11 @@ std::string typeHelpers(const TypeHelpers &H) {
   }
   Out += H.Kind == ExtensionKind::Thread ? threadHelpers(H, T) : coroutineHelpers(H, T);
   for (uint64_t Count : H.CleanupCounts)
-    Out += "static void __cfa_cleanup_" + H.Name + "_" + std::to_string(Count) +
-           "(void *p) { __cfa_destroy_" + H.Name + "((" + T + " *)p, " + std::to_string(Count) + "); }\n";
+    Out += "static void __cfa_cleanup_" + H.Name + "_" + std::to_string(Count) + "(" + CleanupParameter +
+           ") { __cfa_destroy_" + H.Name + "((" + T + " *)p, " + std::to_string(Count) + "); }\n";
+  if (H.GuardCleanup)
+    Out += "static void __cfa_cleanup_" + H.Name + "_array(struct __cfa_array_guard *g) { __cfa_destroy_" +
+           H.Name + "((" + T + " *)g->objects, g->count); }\n";
   return Out;
 }
 
@@ -122,11 +130,11 @@ private:
 std::string genericCleanups(LoweringContext &L) {
   std::string Out;
   for (uint64_t Count : L.genericCleanupCounts(ExtensionKind::Processor))
-    Out += "static void __cfa_cleanup_processor_" + std::to_string(Count) +
-           "(void *p) { __cfa_processors_stop((processor *)p, " + std::to_string(Count) + "); }\n";
+    Out += "static void __cfa_cleanup_processor_" + std::to_string(Count) + "(" + CleanupParameter +
+           ") { __cfa_processors_stop((processor *)p, " + std::to_string(Count) + "); }\n";
   for (uint64_t Count : L.genericCleanupCounts(ExtensionKind::Cluster))
-    Out += "static void __cfa_cleanup_cluster_" + std::to_string(Count) +
-           "(void *p) { __cfa_clusters_destroy((cluster *)p, " + std::to_string(Count) + "); }\n";
+    Out += "static void __cfa_cleanup_cluster_" + std::to_string(Count) + "(" + CleanupParameter +
+           ") { __cfa_clusters_destroy((cluster *)p, " + std::to_string(Count) + "); }\n";
   return Out;
 }
 
@@ -160,12 +168,10 @@ void emitHelpers(LoweringContext &L, clang::FileID MainFile) {
   clang::SourceManager &SM = L.sources();
   std::string Cleanups = genericCleanups(L);
   if (!Cleanups.empty()) {
-    // After the prologue's first line, `#include <cfa/prelude.h>`.
-    llvm::StringRef Buffer = SM.getBufferData(MainFile);
-    size_t FirstLine = Buffer.find('\n');
-    if (FirstLine != llvm::StringRef::npos)
-      L.rewriter().InsertTextAfter(SM.getLocForStartOfFile(MainFile).getLocWithOffset(FirstLine + 1),
-                                   Cleanups);
+    // Right after the prologue's `#include <cfa/prelude.h>` line.
+    auto Entry = SM.getFileEntryRefForID(MainFile);
+    if (const DesugaredFile *D = Entry ? L.files().lookup(Entry->getName()) : nullptr)
+      L.rewriter().InsertTextAfter(SM.getLocForStartOfFile(MainFile).getLocWithOffset(D->PreludeEnd), Cleanups);
   }
   std::string Statics = staticObjectFunctions(L);
   if (!Statics.empty())

@@ -104,12 +104,32 @@ std::string LoweringContext::cleanupFunction(const ObjectShape &S) {
   }
 }
 
-std::string LoweringContext::elementPointerCast(const ObjectShape &S) {
+std::string LoweringContext::guardCleanupFunction(const ObjectShape &S) {
   switch (S.Kind) {
-  case ExtensionKind::Processor: return "(struct cfa_processor *)";
-  case ExtensionKind::Cluster: return "(struct cfa_cluster *)";
-  default: return "(struct " + typeNameOf(S.Element) + " *)";
+  case ExtensionKind::Thread:
+  case ExtensionKind::Coroutine:
+    helpersFor(recordOf(S)).GuardCleanup = true;
+    return "__cfa_cleanup_" + typeNameOf(S.Element) + "_array";
+  case ExtensionKind::Processor: return "__cfa_cleanup_processor_array";
+  case ExtensionKind::Cluster: return "__cfa_cleanup_cluster_array";
+  default: return "";
   }
+}
+
+std::string LoweringContext::elementType(const ObjectShape &S) {
+  switch (S.Kind) {
+  case ExtensionKind::Processor: return "struct cfa_processor";
+  case ExtensionKind::Cluster: return "struct cfa_cluster";
+  default: return "struct " + typeNameOf(S.Element);
+  }
+}
+
+std::string LoweringContext::elementPointerCast(const ObjectShape &S) { return "(" + elementType(S) + " *)"; }
+
+std::string LoweringContext::countOf(const ObjectShape &S, const std::string &Object) {
+  if (!S.VariableLength)
+    return std::to_string(S.Count);
+  return "(sizeof " + Object + " / sizeof (" + elementType(S) + "))";
 }
 
 bool LoweringContext::requireMain(const ObjectShape &S, clang::SourceLocation Loc) {

@@ -32,6 +32,7 @@ struct TypeHelpers {
   const clang::FunctionDecl *Main = nullptr; // any declaration of its main
   bool MainIsStatic = false;
   std::set<uint64_t> CleanupCounts;          // array sizes needing a cleanup
+  bool GuardCleanup = false;                 // a run-time-sized array needs one
 };
 
 // An object with static storage: started before main, stopped after it.
@@ -68,8 +69,16 @@ public:
   std::string destroyFunction(const ObjectShape &S);
   std::string deleteFunction(const ObjectShape &S);
   std::string cleanupFunction(const ObjectShape &S); // registers the count
-  // `(struct T *)` cast for the element type.
+  // The cleanup of an array guard (`struct __cfa_array_guard`, the
+  // prelude's object+count pair) for the shape's element type: how an
+  // array whose size is known only at run time is stopped.
+  std::string guardCleanupFunction(const ObjectShape &S); // registers it
+  // `(struct T *)` cast for the element type, and `struct T` itself.
   std::string elementPointerCast(const ObjectShape &S);
+  std::string elementType(const ObjectShape &S);
+  // The number of elements of the object named Object: the constant, or
+  // for a variable-length array `(sizeof Object / sizeof (struct T))`.
+  std::string countOf(const ObjectShape &S, const std::string &Object);
 
   // Is a main declared for this thread/coroutine type? Reports an error at
   // Loc naming the type if not.

@@ -24,6 +24,8 @@
 //    `(struct cfa_monitor *)&((p))->__cfa_monitor`, or
 //    `...&((p))->__cfa_thread.self_monitor` for a thread (a thread is a
 //    monitor); p must point to one of these;
+//  - a call of a mutex function passes each mutex parameter a pointer to
+//    its type (C would only warn about another pointer type);
 //  - each waitfor clause is a call `__cfa_waitfor_add(&W, k,
 //    __builtin_choose_expr(0, (f), __cfa_waitfor_unlowered()), n,
 //    (struct cfa_monitor *[]){ __cfa_monitor_of((m)), ... })`: f must name
@@ -99,6 +101,9 @@ public:
     const auto *Clause = Result.Nodes.getNodeAs<clang::CallExpr>("clause");
     if (Clause && Handled.insert(Clause).second)
       onWaitforClause(Clause);
+    const auto *Call = Result.Nodes.getNodeAs<clang::CallExpr>("mutexCall");
+    if (Call && Handled.insert(Call).second)
+      onMutexCall(Call);
   }
 
 private:
@@ -234,6 +239,29 @@ private:
       return;
     L.rewriter().ReplaceText(Callee, llvm::StringRef("__cfa_monitor_of").size(), MonitorCast + "&");
     L.rewriter().InsertTextAfterToken(C->getRParenLoc(), Path);
+  }
+
+  // C converts any object pointer to a parameter's pointer type with only
+  // a warning; for a mutex parameter the callee would lock a monitor that
+  // is not there, so a pointer to another type is an error. A `void *`
+  // (from malloc, say) converts silently in C and is accepted.
+  void onMutexCall(const clang::CallExpr *C) {
+    const clang::FunctionDecl *F = C->getDirectCallee();
+    if (!F || !L.isInUserFile(C->getBeginLoc()))
+      return;
+    for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I) {
+      const clang::ParmVarDecl *P = F->getParamDecl(I);
+      if (!isMutexParameter(P, false))
+        continue;
+      const clang::RecordDecl *Wanted = pointeeRecord(P->getType());
+      const clang::Expr *Arg = C->getArg(I)->IgnoreParenImpCasts();
+      clang::QualType Given = Arg->getType();
+      if (!Wanted || !Given->isPointerType() || Given->isVoidPointerType() || pointeeRecord(Given) == Wanted)
+        continue;
+      L.error(Arg->getBeginLoc(), "mutex parameter '" + P->getName().str() + "' of '" + F->getName().str() +
+                                      "' needs a pointer to '" + Wanted->getName().str() + "', not " +
+                                      quotedType(Given));
+    }
   }
 
   // The mutex parameter types of F, in order (the declarations agree).
@@ -393,6 +421,8 @@ void lowerMonitors(LoweringContext &L) {
   Finder.addMatcher(parmVarDecl(hasAttr(clang::attr::Annotate)).bind("param"), &Callback);
   Finder.addMatcher(callExpr(callee(functionDecl(hasName("__cfa_monitor_of")))).bind("monitorOf"), &Callback);
   Finder.addMatcher(callExpr(callee(functionDecl(hasName("__cfa_waitfor_add")))).bind("clause"), &Callback);
+  Finder.addMatcher(callExpr(callee(functionDecl(hasAnyParameter(hasAttr(clang::attr::Annotate))))).bind("mutexCall"),
+                    &Callback);
   Finder.matchAST(L.ast());
   // Weak: every unit that uses a name's identity defines it, and the
   // linker keeps one.

@@ -8,6 +8,13 @@
 //    (arrays in reverse). Clang runs cleanups on every way out of the
 //    scope (end, return, break, continue, goto) and in reverse declaration
 //    order, which is the RAII order the language promises;
+//  - a variable-length array cannot carry its size into a cleanup
+//    function, so it is paired with a guard declared right after its
+//    declaration statement (`struct __cfa_array_guard`: the array and its
+//    element count) whose cleanup stops it. Every managed object of such a
+//    statement gets a guard, in declaration order, so that the reverse
+//    order holds within the statement too. C forbids jumping into the
+//    scope of a variable-length array, so no jump can skip a start;
 //  - static storage: recorded for the start-before-main and
 //    stop-after-main functions; a static local is hoisted to file scope
 //    (renamed __cfa_static_<function>_<name>_<n>) so that they can name it;
@@ -17,7 +24,8 @@
 //    an initializer get `= {0}`: all-zero is their ready state;
 //  - by-value rules: such objects cannot be function parameters, return
 //    values, or copied; those with a managed lifetime cannot be members of
-//    other aggregates either (monitors and conditions can).
+//    other aggregates either (monitors and conditions can), nor compound
+//    literals other than a variable's initializer or new()'s object.
 #include "Passes.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -25,6 +33,7 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
 #include <set>
 
 namespace cfacc {
@@ -32,7 +41,10 @@ namespace {
 
 using namespace clang::ast_matchers;
 
+// "thread 'Worker'"; the built-in types by their kind alone ("processor").
 std::string describe(const ObjectShape &S) {
+  if (S.Kind == ExtensionKind::Processor || S.Kind == ExtensionKind::Cluster)
+    return kindName(S.Kind);
   return std::string(kindName(S.Kind)) + " '" + typeNameOf(S.Element) + "'";
 }
 
@@ -57,6 +69,8 @@ public:
       return onRecord(RD);
     if (const auto *IL = Result.Nodes.getNodeAs<clang::InitListExpr>("init"))
       return onInitList(IL);
+    if (const auto *CL = Result.Nodes.getNodeAs<clang::CompoundLiteralExpr>("literal"))
+      return onCompoundLiteral(CL);
   }
 
 private:
@@ -92,6 +106,15 @@ private:
     return false;
   }
 
+  // The runtime updates a managed object in place (its state, its
+  // queues), which a const object forbids.
+  bool checkNotConst(const clang::VarDecl *VD, const ObjectShape &S) {
+    if (!S.Element.isConstQualified())
+      return true;
+    L.error(VD->getLocation(), describe(S) + " objects cannot be const: the runtime updates them");
+    return false;
+  }
+
   void onDeclStmt(const clang::DeclStmt *DS) {
     std::vector<const clang::VarDecl *> Managed;
     bool Static = false;
@@ -110,7 +133,7 @@ private:
                                          " objects cannot be declared by a macro expansion");
         continue;
       }
-      if (!checkNotCopied(VD, shape(VD)))
+      if (!checkNotCopied(VD, shape(VD)) || !checkNotConst(VD, shape(VD)))
         continue;
       if (VD->getTLSKind() != clang::VarDecl::TLS_None) {
         L.error(VD->getLocation(), "thread-local " + describe(shape(VD)) + " objects are not supported");
@@ -135,22 +158,31 @@ private:
                   " objects cannot be declared in a for-loop initializer; declare them in the loop body");
       return;
     }
-    std::string Starts;
+    bool Guarded = std::any_of(Managed.begin(), Managed.end(),
+                               [&](const clang::VarDecl *VD) { return shape(VD).VariableLength; });
+    std::string After;
     for (const clang::VarDecl *VD : Managed) {
       ObjectShape S = shape(VD);
       if (S.Kind == ExtensionKind::Thread && !L.requireMain(S, VD->getLocation()))
         continue;
-      std::string Attr = " __attribute__((cleanup(" + L.cleanupFunction(S) + ")))";
-      if (!VD->hasInit())
+      std::string Name = VD->getName().str(), Count = L.countOf(S, Name);
+      std::string Attr = Guarded ? "" : " __attribute__((cleanup(" + L.cleanupFunction(S) + ")))";
+      if (!VD->hasInit() && S.VariableLength)
+        After += " __builtin_memset(" + Name + ", 0, sizeof " + Name + ");";
+      else if (!VD->hasInit())
         Attr += " = {0}";
-      L.rewriter().InsertTextAfterToken(declaratorEnd(VD), Attr);
+      if (!Attr.empty())
+        L.rewriter().InsertTextAfterToken(declaratorEnd(VD), Attr);
       std::string Start = L.startFunction(S);
       if (!Start.empty())
-        Starts += " " + Start + "(" + L.elementPointerCast(S) + "&" + VD->getName().str() + ", " +
-                  std::to_string(S.Count) + ");";
+        After += " " + Start + "(" + L.elementPointerCast(S) + "&" + Name + ", " + Count + ");";
+      if (Guarded)
+        After += " struct __cfa_array_guard __cfa_guard_" + Name + "_" + std::to_string(L.nextUniqueId()) +
+                 " __attribute__((cleanup(" + L.guardCleanupFunction(S) + "))) = { &" + Name + ", " + Count +
+                 " };";
     }
-    if (!Starts.empty())
-      L.rewriter().InsertTextAfterToken(DS->getEndLoc(), Starts);
+    if (!After.empty())
+      L.rewriter().InsertTextAfterToken(DS->getEndLoc(), After);
   }
 
   // Monitors and conditions, alone, in arrays or inside a struct, are
@@ -216,6 +248,10 @@ private:
       if (S.Kind != ExtensionKind::None && Startable)
         L.addStaticObject({NewName, S});
     }
+    // The initializers move with the declaration: complete them first (an
+    // edit inside the moved range made later would be lost, or worse).
+    for (const auto &Node : match(findAll(initListExpr().bind("init")), *DS, Ctx))
+      onInitList(Node.getNodeAs<clang::InitListExpr>("init"));
     auto Range = clang::CharSourceRange::getTokenRange(DS->getBeginLoc(), DS->getEndLoc());
     std::string Text = L.rewriter().getRewrittenText(Range);
     L.replaceKeepingLines(Range, "");
@@ -226,8 +262,12 @@ private:
     ObjectShape S = shape(VD);
     if (S.Kind == ExtensionKind::None || !L.isInUserFile(VD->getLocation()))
       return;
-    if (!checkNotCopied(VD, S) || !hasManagedLifetime(S.Kind))
+    if (!checkNotCopied(VD, S) || !hasManagedLifetime(S.Kind) || !checkNotConst(VD, S))
       return; // a static monitor or condition is all-zero: ready
+    if (S.VariableLength) {
+      L.error(VD->getLocation(), "an array of " + describe(S) + " objects needs a size");
+      return;
+    }
     if (VD->getTLSKind() != clang::VarDecl::TLS_None) {
       L.error(VD->getLocation(), "thread-local " + describe(S) + " objects are not supported");
       return;
@@ -265,8 +305,11 @@ private:
     ObjectShape S = shapeOf(F->getType(), Ctx);
     if (!hasManagedLifetime(S.Kind) || !L.isInUserFile(F->getLocation()))
       return;
-    L.error(F->getLocation(), describe(S) + " cannot be a member of '" + F->getParent()->getName().str() +
-                                  "'; make '" + F->getName().str() + "' a pointer and use new()");
+    const clang::RecordDecl *Owner = F->getParent();
+    std::string Where = Owner->getName().empty() ? std::string(Owner->isUnion() ? "a union" : "a struct")
+                                                 : "'" + Owner->getName().str() + "'";
+    L.error(F->getLocation(), describe(S) + " cannot be a member of " + Where + "; make '" + F->getName().str() +
+                                  "' a pointer and use new()");
   }
 
   void onAssign(const clang::BinaryOperator *A) {
@@ -298,6 +341,37 @@ private:
                                                           Member + " = {0} ");
   }
 
+  // A compound literal of a managed type is an object without a name:
+  // nothing would start it or stop it at its scope's end. It may only
+  // initialise a variable (`Worker w = (Worker){1};`, a copy of an object
+  // not yet started) or be the object new() copies to the heap.
+  void onCompoundLiteral(const clang::CompoundLiteralExpr *CL) {
+    ObjectShape S = shapeOf(CL->getType(), Ctx);
+    if (!hasManagedLifetime(S.Kind) || !L.isInUserFile(CL->getBeginLoc()))
+      return;
+    const clang::Stmt *Child = CL;
+    for (;;) {
+      auto Parents = Ctx.getParents(*Child);
+      if (Parents.empty())
+        break;
+      if (const auto *VD = Parents[0].get<clang::VarDecl>()) {
+        if (VD->getInit() && VD->getInit()->IgnoreParenImpCasts() == CL)
+          return; // initialises a variable, which is started and stopped
+        if (VD->getName() == "__cfa_literal")
+          return; // the object of new(T, ...) (the prelude's __cfa_new)
+        break;
+      }
+      const auto *E = Parents[0].get<clang::Expr>();
+      const auto *AddressOf = llvm::dyn_cast_or_null<clang::UnaryOperator>(E);
+      if (!E || !(llvm::isa<clang::ParenExpr>(E) || llvm::isa<clang::ImplicitCastExpr>(E) ||
+                  (AddressOf && AddressOf->getOpcode() == clang::UO_AddrOf)))
+        break;
+      Child = E;
+    }
+    L.error(CL->getBeginLoc(), "a compound literal of " + describe(S) +
+                                   " would never be started or stopped; declare a variable or use new()");
+  }
+
   void onRecord(const clang::RecordDecl *RD) {
     ExtensionKind K = kindOfType(Ctx.getRecordType(RD));
     if (descriptorMemberOf(K).empty() ||
@@ -321,6 +395,7 @@ void lowerObjectLifetimes(LoweringContext &L) {
   Finder.addMatcher(binaryOperator(isAssignmentOperator()).bind("assign"), &Callback);
   Finder.addMatcher(recordDecl(isDefinition()).bind("record"), &Callback);
   Finder.addMatcher(initListExpr().bind("init"), &Callback);
+  Finder.addMatcher(compoundLiteralExpr().bind("literal"), &Callback);
   Finder.matchAST(L.ast());
 }
 

@@ -68,15 +68,23 @@ __CFA_UNIT(s, INT64_C(1000000000))
  * the per-type join/unpark (threads) and resume (coroutines) that cfacc
  * declares for each type are exact matches. */
 #define __CFA_MISUSE(message) __attribute__((overloadable, unavailable(message)))
+/* unpark(NULL) does nothing (as in Cforall). A null pointer constant is
+ * taken by the overload marked __CFA_IF_NULL; the others, the per-type
+ * unpark included, are marked __CFA_IF_NOT_NULL so that it is not
+ * ambiguous. A pointer that is null only at run time is checked by each. */
+#define __CFA_IF_NULL(p) __attribute__((enable_if(__builtin_constant_p(p) && (p) == 0, "a null pointer constant")))
+#define __CFA_IF_NOT_NULL(p) \
+    __attribute__((enable_if(!__builtin_constant_p(p) || (p) != 0, "not a null pointer constant")))
 __CFA_MISUSE("join needs a pointer to a thread") void join(const volatile void *);
-__CFA_MISUSE("unpark needs a pointer to a thread") void unpark(const volatile void *);
+__CFA_MISUSE("unpark needs a pointer to a thread") void unpark(const volatile void *p) __CFA_IF_NOT_NULL(p);
+__CFA_BUILTIN void unpark(const volatile void *p) __CFA_IF_NULL(p) { (void)p; }
 __CFA_MISUSE("resume needs a pointer to a coroutine") void resume(const volatile void *);
 __CFA_MISUSE("migrate needs a pointer to a cluster") void migrate(const volatile void *);
 __CFA_MISUSE("delete needs a pointer from new") void delete(long double);
 
 __CFA_BUILTIN void yield(void) { cfa_yield(); }
 __CFA_BUILTIN void park(void) { cfa_park(); }
-__CFA_BUILTIN void unpark(struct cfa_thread *t) { cfa_unpark(t); }
+__CFA_BUILTIN void unpark(struct cfa_thread *t) __CFA_IF_NOT_NULL(t) { if (t) cfa_unpark(t); }
 __CFA_BUILTIN struct cfa_thread *active_thread(void) { return cfa_active_thread(); }
 __CFA_BUILTIN void suspend(void) { cfa_coroutine_suspend(); }
 /* Blocks the calling user thread only. */
@@ -98,8 +106,7 @@ typedef struct cfa_condition condition;
  * pointer constant matches none of them (enable_if), so that the C
  * library's wait(NULL), a C program's own empty(0), and the like, still
  * pick the C function instead of being ambiguous. */
-#define __CFA_NOT_NULL(p) \
-    __attribute__((enable_if(!__builtin_constant_p(p) || (p) != 0, "not a null pointer constant")))
+#define __CFA_NOT_NULL(p) __CFA_IF_NOT_NULL(p)
 __CFA_BUILTIN void wait(condition *c) __CFA_NOT_NULL(c) { cfa_wait(c, 0); }
 __CFA_BUILTIN void wait(condition *c, uintptr_t info) __CFA_NOT_NULL(c) { cfa_wait(c, info); }
 __CFA_BUILTIN _Bool signal(condition *c) __CFA_NOT_NULL(c) { return cfa_signal(c); }
@@ -235,6 +242,16 @@ __CFA_HELPER cluster *__cfa_clusters_init(cluster *c, size_t n) {
 }
 __CFA_HELPER void __cfa_clusters_destroy(cluster *c, size_t n) {
     while (n--) cfa_cluster_destroy(&c[n]);
+}
+/* An automatic array whose size is known only at run time is stopped
+ * through one of these, declared right after it: its cleanup passes the
+ * array and its element count to the type's destroy function. */
+struct __cfa_array_guard { void *objects; size_t count; };
+__CFA_HELPER void __cfa_cleanup_processor_array(struct __cfa_array_guard *g) {
+    __cfa_processors_stop((processor *)g->objects, g->count);
+}
+__CFA_HELPER void __cfa_cleanup_cluster_array(struct __cfa_array_guard *g) {
+    __cfa_clusters_destroy((cluster *)g->objects, g->count);
 }
 __CFA_HELPER void __cfa_delete_processor(processor *p) {
     if (p) { cfa_processor_stop(p); __builtin_free(p); }
