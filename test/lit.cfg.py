@@ -100,7 +100,7 @@ config.substitutions.append(("%cfa-obj", config.cfa_obj_root))
 if config.cfa_cfacc and os.path.exists(config.cfa_cfacc):
     config.available_features.add("cfacc")
 # Tools that some tests drive: build systems, valgrind.
-for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb", "vim"]:
+for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb", "vim", "gdb"]:
     if shutil.which(tool):
         config.available_features.add(tool)
 

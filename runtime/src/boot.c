@@ -16,6 +16,11 @@
 #include "stack.h"
 #include "io_processor.h"
 
+/* gdb_scripts.S: referring to it keeps the embedded gdb extension in a
+ * statically linked program. */
+extern const char cfa_gdb_scripts_anchor[];
+__attribute__((used)) static const char *const keep_gdb_scripts = cfa_gdb_scripts_anchor;
+
 static struct cfa_cluster_state main_cluster_state;
 struct cfa_cluster cfa_main_cluster = { .name = "main", .state = &main_cluster_state };
 
