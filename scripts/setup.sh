@@ -17,6 +17,7 @@ apt_packages=(
   clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
   liburing-dev libhwloc-dev ninja-build cmake make pkg-config
   valgrind  # valgrind/valgrind.h: the runtime registers its stacks with memcheck
+  gdb       # test/tools: the runtime's gdb extension
 )
 
 say() { printf 'setup: %s\n' "$*"; }
