@@ -9,12 +9,11 @@
 
 static const char E_FORMAT[] = "CLIENT_ERROR bad command line format";
 
-int mc_parse_u64(const char *p, size_t n, uint64_t *out) {
-    size_t i = 0;
-    if (i < n && p[i] == '+') i++;
-    if (i == n) return 0;
+/* Digits only, no overflow. */
+static int parse_digits(const char *p, size_t n, uint64_t *out) {
+    if (n == 0) return 0;
     uint64_t v = 0;
-    for (; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (p[i] < '0' || p[i] > '9') return 0;
         unsigned d = (unsigned)(p[i] - '0');
         if (v > (UINT64_MAX - d) / 10) return 0;
@@ -24,11 +23,27 @@ int mc_parse_u64(const char *p, size_t n, uint64_t *out) {
     return 1;
 }
 
+/* As strtoull reads a whole token: a sign, then digits; a '-' negates
+ * modulo 2^64, and a result that is then negative as a signed number is
+ * refused (so "-0" is 0 and "-1" an error, as memcached has it). */
+int mc_parse_u64(const char *p, size_t n, uint64_t *out) {
+    int neg = n > 0 && p[0] == '-';
+    size_t sign = n > 0 && (p[0] == '-' || p[0] == '+');
+    uint64_t v;
+    if (!parse_digits(p + sign, n - sign, &v)) return 0;
+    if (neg) {
+        v = 0 - v;
+        if ((int64_t)v < 0) return 0;
+    }
+    *out = v;
+    return 1;
+}
+
 int mc_parse_i64(const char *p, size_t n, int64_t lo, int64_t hi, int64_t *out) {
     int neg = n > 0 && p[0] == '-';
+    size_t sign = n > 0 && (p[0] == '-' || p[0] == '+');
     uint64_t v;
-    if (!mc_parse_u64(p + neg, n - (size_t)neg, &v) || (neg && n > 1 && p[1] == '+')) return 0;
-    if (v > (uint64_t)INT64_MAX) return 0;
+    if (!parse_digits(p + sign, n - sign, &v) || v > (uint64_t)INT64_MAX) return 0;
     int64_t s = neg ? -(int64_t)v : (int64_t)v;
     if (s < lo || s > hi) return 0;
     *out = s;
@@ -40,15 +55,21 @@ static int tok_is(const struct mc_token *t, const char *s) {
     return t->len == n && memcmp(t->p, s, n) == 0;
 }
 
+/* memcached's 32-bit fields are read as 64-bit numbers and truncated
+ * (safe_strtoul, safe_strtol): 4294967296 flags are 0, an exptime of
+ * 2147483648 is -2147483648. */
 static int parse_u32(const struct mc_token *t, uint32_t *out) {
     uint64_t v;
-    if (!mc_parse_u64(t->p, t->len, &v) || v > UINT32_MAX) return 0;
+    if (!mc_parse_u64(t->p, t->len, &v)) return 0;
     *out = (uint32_t)v;
     return 1;
 }
 
 static int parse_i32(const struct mc_token *t, int64_t *out) {
-    return mc_parse_i64(t->p, t->len, INT32_MIN, INT32_MAX, out);
+    int64_t v;
+    if (!mc_parse_i64(t->p, t->len, INT64_MIN + 1, INT64_MAX, &v)) return 0;
+    *out = (int32_t)(uint32_t)(uint64_t)v;
+    return 1;
 }
 
 /* Splits [p, end) at spaces into at most MC_MAX_TOKENS - 1 tokens; what is
@@ -140,7 +161,7 @@ static const char *parse_meta_flags(struct mc_request *r, int first) {
             break;
         }
         case 'N': case 'T': case 'R':
-            if (!mc_parse_i64(v, vn, INT32_MIN, INT32_MAX, &i64)) {
+            if (!parse_i32(&(struct mc_token){ v, (uint32_t)vn }, &i64)) {
                 err = "CLIENT_ERROR bad token in command line format";
                 break;
             }
@@ -149,12 +170,9 @@ static const char *parse_meta_flags(struct mc_request *r, int first) {
         case 'O': case 'P': case 'L': case 'k': case 's': case 't': case 'c':
         case 'f': case 'v': case 'h': case 'l': case 'u': case 'q': case 'I':
             break;
-        case 'F': {
-            uint64_t u;
-            if (!mc_parse_u64(v, vn, &u) || u > UINT32_MAX) err = E_FORMAT;
-            else m->client_flags = (uint32_t)u;
+        case 'F':
+            if (!parse_u32(&(struct mc_token){ v, (uint32_t)vn }, &m->client_flags)) err = E_FORMAT;
             break;
-        }
         case 'C': case 'J': case 'D': {
             uint64_t *dst = c == 'C' ? &m->cas : c == 'J' ? &m->initial : &m->delta;
             if (!mc_parse_u64(v, vn, dst))
@@ -244,7 +262,7 @@ static void parse_storage(struct mc_request *r, size_t item_max) {
 static void parse_meta(struct mc_request *r, size_t item_max) {
     int n = ntokens(r);
     if (r->op == MC_OP_MN) return;
-    if (n < 3) { fail(r, "ERROR"); return; }
+    if (n < 3) { fail(r, r->op == MC_OP_ME ? E_FORMAT : "ERROR"); return; }
     r->key = r->tok[1];
     if (r->key.len > MC_KEY_MAX) { fail(r, E_FORMAT); return; }
     if (r->op == MC_OP_ME) return;
@@ -336,11 +354,10 @@ ssize_t mc_parse(const char *buf, size_t len, size_t item_max, struct mc_request
     if (r->op == MC_OP_NONE) {
         const struct mc_token *last = &r->tok[r->ntok - 1];
         if (r->rest == NULL && last->len >= 5 && memcmp(last->p, "HTTP/", 5) == 0) r->op = MC_OP_CLOSE;
-        else fail(r, "ERROR");
+        else fail(r, tok_is(c, "shutdown") ? "ERROR: shutdown not enabled" : "ERROR");
         return used;
     }
     int n = ntokens(r);
-    int64_t v;
     switch (r->op) {
     case MC_OP_GET: case MC_OP_GETS: parse_get(r, 0); break;
     case MC_OP_GAT: case MC_OP_GATS: parse_get(r, 1); break;
@@ -374,8 +391,9 @@ ssize_t mc_parse(const char *buf, size_t len, size_t item_max, struct mc_request
     case MC_OP_VERBOSITY:
         if (n != 3 && n != 4) { fail(r, "ERROR"); break; }
         noreply_last(r);
-        if (!mc_parse_i64(r->tok[1].p, r->tok[1].len, 0, UINT32_MAX, &v)) fail(r, E_FORMAT);
-        else r->verbosity = v > 2 ? 2 : (int)v;
+        uint32_t level;
+        if (!parse_u32(&r->tok[1], &level)) fail(r, E_FORMAT);
+        else r->verbosity = level > 2 ? 2 : (int)level;
         break;
     case MC_OP_MG: case MC_OP_MS: case MC_OP_MD: case MC_OP_MA: case MC_OP_MN: case MC_OP_ME:
         parse_meta(r, item_max);
