@@ -216,11 +216,9 @@ static void parse_get(struct mc_request *r, int touch) {
     }
     for (int i = first; i < r->ntok; i++)
         if (r->tok[i].len > MC_KEY_MAX) { fail(r, E_FORMAT); return; }
-    const char *pos = r->rest;
+    const char *pos = r->rest;            /* the keys after the token array */
     struct mc_token k;
-    struct mc_request probe = *r;
-    probe.ntok = 0;                       /* only the keys after the token array */
-    while (mc_next_key(&probe, &pos, &k))
+    while (mc_next_key(r, &pos, &k))
         if (k.len > MC_KEY_MAX) { fail(r, E_FORMAT); return; }
 }
 
