@@ -139,6 +139,8 @@ def functional(port):
     assert c.cmd("ma cnt\r\n") == "NF" and c.cmd("ma cnt N0 J10\r\n") == "HD"
     c.send("ma cnt D5 v\r\n"); assert c.line() == "VA 2" and c.line() == "15"
     c.send("ma cnt MD D20 v\r\n"); assert c.line() == "VA 1" and c.line() == "0"
+    assert c.cmd("ms tl 1 T100\r\n5\r\n") == "HD" and c.cmd("ma tl t\r\n") in ("HD t100", "HD t99")
+    assert c.cmd("ma cnt t\r\n") == "HD t-1"
     assert c.cmd("md m q\r\nmn\r\n") == "MN" and c.cmd("md m\r\n") == "NF"
     assert c.cmd("mg a2V5 b k v\r\n") == "EN ka2V5 b" and c.cmd("ms a2V5 1 b\r\nv\r\n") == "HD"
     c.send("mg a2V5 b k v\r\n"); assert c.line() == "VA 1 ka2V5 b" and c.line() == "v" and "key" in c.get("key")
