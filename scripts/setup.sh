@@ -18,6 +18,7 @@ apt_packages=(
   liburing-dev libhwloc-dev ninja-build cmake make pkg-config
   valgrind  # valgrind/valgrind.h: the runtime registers its stacks with memcheck
   gdb       # test/tools: the runtime's gdb extension
+  memcached libmemcached-tools  # test/memcached: the peer and its protocol checker
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -14,9 +14,12 @@
 #   %stress      repeat count: 1, or N with -Dstress=N (feature `stress`)
 #   %timeout     `timeout <seconds>` bounding one command (scaled under sanitizers)
 #   FileCheck, not, count   from LLVM 19 (found by CMake)
+#   %memcached   Debian's memcached (feature `memcached`)
 # Features: asan, tsan, sanitizer, stress, cfacc, shared (the design repo's
-# conformance programs are reachable: %shared is their root), valgrind
-# (valgrind is installed).
+# conformance programs are reachable: %shared is their root), memcached,
+# libmemcached-tools (memccapable, memccp, memccat), and one per tool that
+# some tests drive: cmake, ninja, make, valgrind, pkg-config, dpkg-deb,
+# vim, gdb.
 import os
 import shutil
 import lit.formats
@@ -103,6 +106,15 @@ if config.cfa_cfacc and os.path.exists(config.cfa_cfacc):
 for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb", "vim", "gdb"]:
     if shutil.which(tool):
         config.available_features.add(tool)
+
+# The memcached tests' peers (scripts/setup.sh installs them): Debian's
+# memcached (%memcached) and libmemcached-tools (memccapable, memccp).
+memcached = shutil.which("memcached") or ("/usr/bin/memcached" if os.path.exists("/usr/bin/memcached") else None)
+if memcached:
+    config.available_features.add("memcached")
+    config.substitutions.append(("%memcached", memcached))
+if shutil.which("memccapable") and shutil.which("memccp") and shutil.which("memccat"):
+    config.available_features.add("libmemcached-tools")
 
 # The shared design repository (conformance programs): CFA_SHARED_DIR, or
 # `shared` beside the source tree, or /work/shared.

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bench/memcached/run.sh: cfa-memcached against Debian's memcached, as the
+# thesis's section 8.1 measures them: an open-loop load (loadgen.c,
+# mutilate's method) over CONNS persistent connections, swept over target
+# rates up past saturation, for each update ratio. Both servers run with
+# the same -t and -m and stay up for the whole run (preloaded once); runs
+# are interleaved (each rate: memcached then cfa-memcached, the order
+# alternating by run), RUNS runs each. Writes raw.txt, results.md (medians
+# with min-max, saturation and p99 ratios) and results.png to OUT.
+#
+#   bench/memcached/run.sh            (defaults below; one command)
+#   RUNS=3 SECONDS_PER_RUN=3 RATES="10000 20000 40000" UPDATES="0.03 0.5" CONNS=2000 bench/memcached/run.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$src/build}; THREADS=${THREADS:-2}; MEMORY=${MEMORY:-64}
+RUNS=${RUNS:-3}; SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}; WARMUP=${WARMUP:-1}
+CONNS=${CONNS:-4000}; CLIENT_THREADS=${CLIENT_THREADS:-2}; KEYS=${KEYS:-100000}; VALUE=${VALUE:-100}
+RATES=${RATES:-"5000 10000 15000 20000 30000 45000"}; UPDATES=${UPDATES:-"0.03 0.05 0.10 0.50"}
+OUT=${OUT:-$BUILD/bench-memcached}
+# Both servers and the client each hold CONNS sockets.
+ulimit -n $((CONNS * 2 + 1000))
+command -v memcached >/dev/null || "$src/scripts/setup.sh"
+PY=python3
+python3 -c 'import matplotlib' 2>/dev/null || { PY=/usr/bin/python3
+  $PY -c 'import matplotlib' 2>/dev/null || { sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q python3-matplotlib >/dev/null; }; }
+if [ ! -f "$BUILD/build.ninja" ]; then
+  "$src/scripts/setup.sh"
+  cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
+fi
+ninja -C "$BUILD" cfa-memcached >/dev/null
+mkdir -p "$OUT"; tmp=$(mktemp -d); pids=
+trap 'kill $pids 2>/dev/null || true; rm -rf "$tmp"' EXIT
+clang-19 -O2 -Wall -o "$tmp/loadgen" "$here/loadgen.c" -lm -lpthread
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+declare -A port
+port[memcached]=$(free_port); port[cfa]=$(free_port)
+memcached -p "${port[memcached]}" -l 127.0.0.1 -U 0 -t "$THREADS" -m "$MEMORY" -c $((CONNS + 100)) -u root & pids="$pids $!"
+"$BUILD/cfa-memcached" -p "${port[cfa]}" -l 127.0.0.1 -U 0 -t "$THREADS" -m "$MEMORY" -c $((CONNS + 100)) & pids="$pids $!"
+for s in memcached cfa; do
+  for _ in $(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port[$s]}))" 2>/dev/null && break; sleep 0.1; done
+  "$tmp/loadgen" -s "${port[$s]}" -P -k "$KEYS" -v "$VALUE"
+done
+
+echo "server update rate run achieved p50_us p99_us p999_us" > "$OUT/raw.txt"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for r in $(seq "$RUNS"); do
+  order="memcached cfa"; [ $((r % 2)) = 0 ] && order="cfa memcached"
+  for u in $UPDATES; do
+    for rate in $RATES; do
+      for s in $order; do
+        res=$("$tmp/loadgen" -s "${port[$s]}" -c "$CONNS" -t "$CLIENT_THREADS" -r "$rate" -d "$SECONDS_PER_RUN" \
+              -w "$WARMUP" -u "$u" -k "$KEYS" -v "$VALUE")
+        if ! grep -q 'errors=0 ' <<<"$res"; then echo "run.sh: $s answered wrongly: $res" >&2; exit 1; fi
+        set -- $(sed 's/[a-z0-9_]*=//g' <<<"${res#RESULT }")
+        echo "$s $u $rate $r $2 $3 $4 $5" | tee -a "$OUT/raw.txt"
+      done
+    done
+  done
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+$PY "$here/report.py" "$OUT/raw.txt" "$OUT" "connections $CONNS, -t $THREADS -m $MEMORY, $RUNS runs of ${SECONDS_PER_RUN}s (+${WARMUP}s warm-up), load average before: $load_before, after: $load_after"
