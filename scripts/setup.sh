@@ -16,6 +16,7 @@ check_only=0
 apt_packages=(
   clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
   liburing-dev libhwloc-dev ninja-build cmake make
+  spin
 )
 
 say() { printf 'setup: %s\n' "$*"; }
