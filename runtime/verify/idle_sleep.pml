@@ -1,7 +1,8 @@
 /* idle_sleep.pml: the idle-sleep / wake-up protocol of one cluster
  * (docs/scheduler.md, "Idle sleep"), checked exhaustively by SPIN.
  *
- * What it models, each step named after the C it stands for:
+ * What it models, each step named after the C it stands for and numbered
+ * as the protocol's steps (idle.h, docs/scheduler.md: I1-I5, N1-N2):
  *   Processor  processor_loop and idle() (runtime/src/processor.c),
  *              idle_try_register / idle_sleep / idle_unregister
  *              (runtime/src/idle.c), ready_pop / ready_pop_exhaustive
@@ -113,7 +114,7 @@ proctype Notifier()
     byte k = 0, s = NONE;
     do
     :: k < PUSH ->
-        atomic {                 /* ready_push: lane_append + hint_store under a lane's lock */
+        atomic {                 /* N1 ready_push: lane_append + hint_store under a lane's lock */
             if
             :: lane[0]++
             :: lane[1]++
@@ -123,7 +124,7 @@ proctype Notifier()
             fi;
             k++
         };
-        take_first(s);           /* ready_push: idle_notify(&cs->idle) */
+        take_first(s);           /* N2 ready_push: idle_notify(&cs->idle) */
         wake(s)
     :: else -> break
     od
@@ -209,11 +210,11 @@ idle:
         fi
     };
 
-    /* idle_try_register: state := SEARCH, push on the stack, first := me
+    /* I1 idle_try_register: state := SEARCH, push on the stack, first := me
      * (then a full fence) */
     atomic { state[me] = SEARCH; stk[nstk] = me; nstk++; first = me };
 
-    /* ready_pop_exhaustive: every lane, each under its lock */
+    /* I2 ready_pop_exhaustive: every lane, each under its lock */
     do
     :: atomic { i < NP && lane[i] > 0 -> lane[i]--; got = true; i = 0; goto unregister }
     :: atomic { i < NP && lane[i] == 0 -> i++ }
@@ -229,7 +230,7 @@ idle:
     :: true -> skip
     fi;
 
-    /* idle_sleep: CAS SEARCH -> SLEEP, and read(eventfd) only if it succeeded */
+    /* I3 idle_sleep: CAS SEARCH -> SLEEP, and read(eventfd) only if it succeeded */
     atomic {
         if
         :: state[me] == SEARCH -> state[me] = SLEEP; asleep[me] = true
@@ -241,7 +242,7 @@ end_asleep:
     state[me] = AWAKE;                                          /* idle_sleep, after the read */
 
 unregister:
-    /* idle_unregister: off the stack, first := the new top */
+    /* I4 idle_unregister: off the stack, first := the new top */
     atomic {
         do
         :: i < nstk && stk[i] != me -> i++
@@ -270,7 +271,7 @@ unregister:
 
 running:
 #ifndef BUGGY
-    /* idle_pass_on (processor_loop): a processor that went idle and now
+    /* I5 idle_pass_on (processor_loop): a processor that went idle and now
      * has a thread wakes another if a lane still holds one. Notifiers that
      * found `first` NULL while it was being woken counted on it, and so
      * did the pushes io_idle held (it may have taken another thread). */
@@ -302,6 +303,10 @@ active proctype Invariant()
 init
 {
     atomic {
+        state[0] = AWAKE; state[1] = AWAKE;   /* idle_sleeper_init */
+#if NP > 2
+        state[2] = AWAKE;
+#endif
         run Processor(0);
         run Processor(1);
 #if NP > 2
