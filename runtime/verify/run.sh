@@ -26,7 +26,6 @@ configs=(
   "2 processors, 1 notifier, I/O, processors come back|pass|-DNP=2 -DNN=1 -DPUSH=2 -DNIO=1 -DTIMER=0 -DMAXRUNS=1"
   "2 processors, 2 notifiers x 2 threads|pass|-DNP=2 -DNN=2 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
   "3 processors, 1 notifier x 2 threads|pass|-DNP=3 -DNN=1 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
-  "3 processors, 2 notifiers x 1 thread, timer|pass|-DNP=3 -DNN=2 -DPUSH=1 -DNIO=0 -DTIMER=1 -DMAXRUNS=0"
   "broken protocol (no pass-on), 2 processors, 1 notifier|violation|-DBUGGY -DNP=2 -DNN=1 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
 )
 
