@@ -24,7 +24,7 @@ enum cfa_test_step {
     CFA_STEP_POLLED = 1,   /* idle(): io_idle found nothing; about to register */
     CFA_STEP_REGISTERED,   /* registered (SEARCH, `first`); about to search every lane */
     CFA_STEP_SEARCHED,     /* the search found nothing; about to spin and sleep */
-    CFA_STEP_WOKEN,        /* idle_sleep returned (woken, or notified before blocking); about to unregister */
+    CFA_STEP_WOKEN,        /* the spin or the sleep ended (found work, notified, woken); about to unregister */
     CFA_STEP_UNREGISTERED, /* off the idle list, `first` republished; about to pop */
     CFA_STEP_PASS_ON,      /* left idle with a thread; about to check the lanes and pass the wake-up on */
     CFA_STEP_NOTIFY_TOOK,  /* a notifier took a sleeper from `first`; about to flip its state */
