@@ -2,6 +2,7 @@
 #
 #   make demo    set up, build, run the showcase program
 #   make check   set up, build build/ build-asan/ build-tsan/, run every test
+#   make verify  model-check the idle-sleep protocol with SPIN (runtime/verify)
 #
 # Parts: setup, build, build-asan, build-tsan, test, bench, clean.
 # JOBS=n limits build parallelism (default: number of CPUs).
@@ -13,7 +14,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TYPE ?= RelWithDebInfo
 export CC CXX
 
-.PHONY: all setup build build-asan build-tsan demo check test bench clean
+.PHONY: all setup build build-asan build-tsan demo check verify test bench clean
 
 all: build
 
@@ -48,6 +49,12 @@ demo: build
 # final "N passed, N failed" line. See scripts/check.sh.
 check: setup
 	@JOBS=$(JOBS) scripts/check.sh
+
+# The idle-sleep / wake-up protocol, checked exhaustively by SPIN; also
+# shows that a broken variant of the protocol is caught. See
+# runtime/verify/run.sh and docs/scheduler.md.
+verify: setup
+	@CC=$(CC) runtime/verify/run.sh
 
 # Only the lit suites of build/ (no set-up, no sanitizer builds).
 test: build

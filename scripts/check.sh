@@ -8,10 +8,12 @@
 #      build-tsan/test every suite that runs programs ($SAN_SUITES, default
 #      all but translate and diagnostics, which only look at cfacc's output);
 #   3. the stress pass: the runtime suite again with -Dstress=$STRESS;
-#   4. a final line "N passed, N failed" summing every lit run (a build that
+#   4. `make verify`'s model check of the idle-sleep protocol
+#      (runtime/verify/run.sh: SPIN, exhaustive), counted as one test;
+#   5. a final line "N passed, N failed" summing every lit run (a build that
 #      fails counts as one failure); exit status non-zero on any failure.
 #
-# Options: --normal-only (build/ only, no stress pass), --no-build.
+# Options: --normal-only (build/ only, no stress pass, no verify), --no-build.
 # Environment: JOBS (build parallelism), LIT_JOBS (default: CPUs),
 # STRESS (repeat count of the stress pass, default 5), LIT_ARGS (extra).
 set -uo pipefail
@@ -129,6 +131,13 @@ if [ $normal_only = 0 ]; then
   # 3. Stress pass on the normal build.
   if [ -f build/test/lit.site.cfg.py ]; then
     run_lit "stress x$STRESS" build/test/runtime -Dstress="$STRESS"
+  fi
+  # 4. The protocol model (SPIN), one test.
+  echo "=== verify (runtime/verify/run.sh)"
+  if CC=$CC runtime/verify/run.sh </dev/null; then
+    total_pass=$((total_pass + 1)); summary+=("verify: model checked, no violation; broken variant caught")
+  else
+    total_fail=$((total_fail + 1)); summary+=("verify: FAILED (counted as 1 failure)")
   fi
 fi
 

@@ -19,6 +19,7 @@ apt_packages=(
   valgrind  # valgrind/valgrind.h: the runtime registers its stacks with memcheck
   gdb       # test/tools: the runtime's gdb extension
   memcached libmemcached-tools  # test/memcached: the peer and its protocol checker
+  spin      # make verify: the idle-sleep protocol model
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -96,6 +96,7 @@ void idle_notify_slow(struct idle_list *l)
 {
     struct idle_sleeper *s = atomic_exchange(&l->first, NULL);
     if (s) {
+        IDLE_TEST_HOOK(CFA_STEP_NOTIFY_TOOK);
         atomic_fetch_add_explicit(&l->wakeups, 1, memory_order_relaxed);
         wake_sleeper(l, s);
     }

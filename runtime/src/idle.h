@@ -7,16 +7,28 @@
  * atomic pointer `first` to the top sleeper, which notifiers take with an
  * exchange so that only one of them pays for waking a processor.
  *
- * The handshake that loses no wake-up (thesis 6.4):
- *   idle processor: register (SEARCH, publish `first`), full fence, then
- *                   search every lane taking each lane's lock, then commit
- *                   SEARCH -> SLEEP and block;
- *   notifier:       make the thread visible under a lane lock, then load
- *                   `first` (after that lock, so ordered by it).
+ * The protocol (numbered as in docs/scheduler.md and the SPIN model,
+ * runtime/verify/idle_sleep.pml):
+ *   idle processor  I1 register: SEARCH, push on the stack, publish `first`,
+ *                      full fence;
+ *                   I2 search every lane, taking each lane's lock;
+ *                   I3 commit SEARCH -> SLEEP (unless notified: AWAKE) and
+ *                      block on the eventfd;
+ *                   I4 unregister: off the stack, `first` := the new top;
+ *                   I5 pass on: once it holds a thread, full fence, and if
+ *                      `first` is set and a lane may hold a thread, notify.
+ *   notifier        N1 make the thread visible under a lane lock;
+ *                   N2 load `first` (after that lock, so ordered by it),
+ *                      exchange it with NULL, flip the sleeper to AWAKE and
+ *                      write its eventfd only if it was SLEEP.
  * If the search missed the thread, the notifier's lane lock came after the
  * searcher's, so it sees the registration. A notifier that finds SEARCH
  * only flips it to AWAKE and skips the system call; the searcher then
- * skips its read: neither pays the eventfd (the benaphore).
+ * skips its read: neither pays the eventfd (the benaphore). A notifier
+ * that finds `first` NULL counts on the processor another notifier took
+ * from it: that one wakes, republishes `first` (I4), takes ONE thread, and
+ * I5 passes the wake-up on, so a burst of pushes wakes as many sleepers as
+ * it needs even when the first thread taken never yields.
  *
  * Lifetime: notifiers run inside a reader section of the cluster's
  * resizing lock, and a processor unregisters and closes its eventfd only
@@ -25,8 +37,17 @@
 #ifndef CFA_IDLE_H
 #define CFA_IDLE_H
 
+#include <cfa/test_hook.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+
+/* A protocol step for the tests (cfa/test_hook.h): nothing unless the
+ * program defines cfa_test_hook. */
+#define IDLE_TEST_HOOK(step)       \
+    do {                           \
+        if (cfa_test_hook)         \
+            cfa_test_hook(step);   \
+    } while (0)
 
 enum idle_state { IDLE_SEARCH, IDLE_SLEEP, IDLE_AWAKE };
 

@@ -132,8 +132,9 @@ static uint64_t steal_grace_ends(struct cfa_processor_state *p)
     return ends;
 }
 
-/* Idle: register, search everything, spin briefly, sleep. Returns a thread
- * found on the way, or NULL to make the caller look again. */
+/* Idle: register, search everything, spin briefly, sleep (idle.h, steps
+ * I1-I4). Returns a thread found on the way, or NULL to make the caller
+ * look again. */
 static struct cfa_thread *idle(struct cfa_processor_state *p)
 {
     struct cfa_cluster_state *cs = p->cluster->state;
@@ -150,23 +151,50 @@ static struct cfa_thread *idle(struct cfa_processor_state *p)
     }
     if (io_idle(p))
         return NULL; /* I/O or timers made threads ready: look again */
-    if (!idle_try_register(&cs->idle, &p->sleeper)) {
+    IDLE_TEST_HOOK(CFA_STEP_POLLED);
+    if (!idle_try_register(&cs->idle, &p->sleeper)) { /* I1 */
         cpu_relax(); /* others are entering or leaving idle: search again */
         return NULL;
     }
-    struct cfa_thread *t = ready_pop_exhaustive(p);
+    IDLE_TEST_HOOK(CFA_STEP_REGISTERED);
+    struct cfa_thread *t = ready_pop_exhaustive(p); /* I2 */
     if (!t && !atomic_load(&p->terminate)) {
+        IDLE_TEST_HOOK(CFA_STEP_SEARCHED);
         uint64_t spin_ends = __builtin_ia32_rdtsc() + IDLE_SPIN_TSC;
         bool woken;
         while (!(woken = idle_notified(&p->sleeper) || any_ready_hint(p) || io_completion_hint(p->io) ||
                          atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&
                __builtin_ia32_rdtsc() < spin_ends)
             cpu_relax();
-        if (!woken && idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p))
+        if (!woken && idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p)) /* I3 */
             os_turn_restart(p);
+        IDLE_TEST_HOOK(CFA_STEP_WOKEN);
     }
-    idle_unregister(&cs->idle, &p->sleeper);
+    idle_unregister(&cs->idle, &p->sleeper); /* I4 */
+    IDLE_TEST_HOOK(CFA_STEP_UNREGISTERED);
     return t;
+}
+
+/* Step I5 (idle.h), out of line: p went idle and now holds a thread. The
+ * notifiers that found `first` NULL while p was being woken counted on p,
+ * and so did the pushes its io_idle held (p may have taken another
+ * thread). p takes one thread; if a lane may still hold one and another
+ * processor is idle, wake it, which passes the duty on in turn. Without
+ * this, a burst of pushes from another cluster wakes one processor, which
+ * takes the first thread; if that thread never yields (preemption off),
+ * the rest wait in the lanes while the other processors sleep. */
+static __attribute__((noinline)) void idle_pass_on(struct cfa_processor_state *p)
+{
+    struct cfa_cluster_state *cs = p->cluster->state;
+    IDLE_TEST_HOOK(CFA_STEP_PASS_ON);
+    /* The republished `first` (I4) before the lanes: see ready_queue_may_hold. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&cs->idle.first, memory_order_relaxed))
+        return; /* nobody idle, or a notifier took the top: that one passes on */
+    ready_enter(p);
+    if (ready_queue_may_hold(&cs->ready))
+        idle_notify(&cs->idle);
+    ready_leave(p);
 }
 
 /* Out of line: once a turn. Returns the TSC when the CPU came back. Only
@@ -221,11 +249,15 @@ void processor_loop(struct cfa_processor_state *p)
         /* Here, not above: p->current is NULL, so a preemption signal
          * taken inside the poll never mistakes the scheduler for a thread. */
         io_tick(p->io);
-        while (!t && !stop) {
-            t = idle(p);
-            stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
-            if (!t && !stop)
-                t = ready_pop(p, __builtin_ia32_rdtsc());
+        if (!t && !stop) {
+            do {
+                t = idle(p);
+                stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
+                if (!t && !stop)
+                    t = ready_pop(p, __builtin_ia32_rdtsc());
+            } while (!t && !stop);
+            if (t)
+                idle_pass_on(p);
         }
         if (!t)
             return;

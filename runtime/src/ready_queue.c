@@ -658,6 +658,15 @@ bool ready_queue_any(struct ready_queue *q)
     return false;
 }
 
+bool ready_queue_may_hold(struct ready_queue *q)
+{
+    for (unsigned i = 0; i < q->count; i++)
+        if (atomic_load_explicit(&q->lanes[i].lock, memory_order_relaxed) ||
+            atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed))
+            return true;
+    return false;
+}
+
 void ready_queue_stats(struct ready_queue *q, struct ready_stats *out)
 {
     memset(out, 0, sizeof *out);

@@ -154,6 +154,15 @@ uint64_t ready_queue_grace_ends(struct cfa_processor_state *p, uint64_t now);
  * cluster is asleep (used by the deadlock check). */
 bool ready_queue_any(struct ready_queue *q);
 
+/* Whether a lane may hold a thread: its hint stamp is set, or its lock is
+ * held (a push may be under way). For the idle pass-on (processor.c),
+ * after a full fence: a push whose notifier read `first` before that
+ * processor republished it has taken its lane's lock by then (x86: the
+ * lock's exchange is globally ordered before the notifier's load), so it
+ * is seen either as the held lock or, once released, as the hint stored
+ * before the release. Call in a reader section. */
+bool ready_queue_may_hold(struct ready_queue *q);
+
 /* A reader section for code outside the cluster's processors that must
  * not overlap a resize (processor stop). */
 void ready_queue_enter_external(struct ready_queue *q);
