@@ -14,8 +14,10 @@
 #   %stress      repeat count: 1, or N with -Dstress=N (feature `stress`)
 #   %timeout     `timeout <seconds>` bounding one command (scaled under sanitizers)
 #   FileCheck, not, count   from LLVM 19 (found by CMake)
+#   %cfa-lib     the build's libcfa.a
 # Features: asan, tsan, sanitizer, stress, cfacc, shared (the design repo's
-# conformance programs are reachable: %shared is their root).
+# conformance programs are reachable: %shared is their root), debug (the
+# runtime checks its invariants: CFA_DEBUG, cfa/debug.h's hooks exist).
 import os
 import shutil
 import lit.formats
@@ -58,6 +60,10 @@ if san:
     else:
         lit_config.fatal("unknown CFA_SANITIZE value %r" % san)
 
+# --- the debug build (CFA_DEBUG) ----------------------------------------------
+if getattr(config, "cfa_debug", False):
+    config.available_features.add("debug")
+
 # --- stress -------------------------------------------------------------------
 try:
     stress = int(lit_config.params.get("stress", "1"))
@@ -83,6 +89,7 @@ link = "%s %s %s -lpthread %s" % (config.cfa_lib, config.cfa_uring_lib,
                                    config.cfa_hwloc_lib, san_flags)
 timeout_s = int(lit_config.params.get("timeout", "120")) * timeout_scale
 config.substitutions.append(("%cfa-link", link))
+config.substitutions.append(("%cfa-lib", config.cfa_lib))
 cfacc = config.cfa_cfacc or "cfacc-not-built"
 if getattr(config, "cfa_cfacc_runtime", ""):   # a borrowed cfacc, this build's libraries
     cfacc = "env CFACC_RUNTIME_DIR=%s %s %s" % (config.cfa_cfacc_runtime, cfacc, san_flags)
