@@ -147,23 +147,25 @@ static void check_heap(void)
 #endif
 }
 
-#ifdef CFA_DEBUG
-/* cfa/debug.h: the earliest record goes behind its children. */
-void cfa_debug_timer_disorder(void)
-{
-    spin_lock(&heap_lock);
-    if (heap_len >= 2)
-        heap[0]->deadline = heap[heap_len - 1]->deadline + 1;
-    spin_unlock(&heap_lock);
-}
-#endif
-
 static void publish_earliest(void)
 {
     check_heap();
     atomic_store_explicit(&timer_earliest_deadline, heap_len ? heap[0]->deadline : TIMER_NONE,
                           memory_order_relaxed);
 }
+
+#ifdef CFA_DEBUG
+/* cfa/debug.h: the earliest record goes behind its children, and the heap
+ * is republished as after any change. */
+void cfa_debug_timer_disorder(void)
+{
+    spin_lock(&heap_lock);
+    if (heap_len >= 2)
+        heap[0]->deadline = heap[heap_len - 1]->deadline + 1;
+    publish_earliest();
+    spin_unlock(&heap_lock);
+}
+#endif
 
 /* ---- servicing (processors, fallback poller) ------------------------------ */
 

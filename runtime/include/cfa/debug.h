@@ -50,7 +50,8 @@ void cfa_debug_coroutine_break_chain(void);
 /* Forgets the calling processor's io_uring requests in flight. */
 void cfa_debug_io_forget_inflight(void);
 
-/* Puts the timer heap's earliest record behind its children. */
+/* Puts the timer heap's earliest record behind its children (with two
+ * records or more in the heap) and republishes the earliest deadline. */
 void cfa_debug_timer_disorder(void);
 
 #ifdef __cplusplus
