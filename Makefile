@@ -1,10 +1,11 @@
 # cfa-lite: the two commands of README.md, and their parts.
 #
 #   make demo    set up, build, run the showcase program
-#   make check   set up, build build/ build-asan/ build-tsan/, run every test
+#   make check   set up, build build/ build-asan/ build-tsan/ build-debug/,
+#                run every test
 #   make verify  model-check the idle-sleep protocol with SPIN (runtime/verify)
 #
-# Parts: setup, build, build-asan, build-tsan, test, bench, clean.
+# Parts: setup, build, build-asan, build-tsan, build-debug, test, bench, clean.
 # JOBS=n limits build parallelism (default: number of CPUs).
 
 SHELL   := /bin/bash
@@ -14,7 +15,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TYPE ?= RelWithDebInfo
 export CC CXX
 
-.PHONY: all setup build build-asan build-tsan demo check verify test bench clean
+.PHONY: all setup build build-asan build-tsan build-debug demo check verify test bench clean
 
 all: build
 
@@ -39,6 +40,11 @@ build-asan: setup
 
 build-tsan: setup
 	$(call cmake_build,build-tsan,-DCFA_SANITIZE=thread)
+
+# The runtime checking its invariants (CFA_DEBUG, docs/architecture.md);
+# its tests borrow build/'s cfacc.
+build-debug: build
+	$(call cmake_build,build-debug,-DCFA_DEBUG=ON -DCFA_SANITIZER_VARIANTS=OFF -DCFA_BUILD_COMPILER=OFF -DCFA_HOST_CFACC=$(CURDIR)/build/compiler/cfacc)
 
 # The showcase: a cfa-lite program (threads, coroutines, processors).
 demo: build
@@ -66,4 +72,4 @@ bench: build
 	bench/run $(BENCH_ARGS)
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-debug

@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
 # The whole test suite (what `make check` and .ci/run run):
 #
-#   1. configure and build build/ (everything), build-asan/ and build-tsan/
-#      (the runtime and standard library only; CMake turns the compiler off
-#      there, and their tests borrow build/'s cfacc: CFA_HOST_CFACC);
-#   2. lit on build/test (every suite), and on build-asan/test and
-#      build-tsan/test every suite that runs programs ($SAN_SUITES, default
-#      all but translate and diagnostics, which only look at cfacc's output);
+#   1. configure and build build/ (everything), build-asan/, build-tsan/ and
+#      build-debug/ (the runtime and standard library only; CMake turns the
+#      compiler off there, and their tests borrow build/'s cfacc:
+#      CFA_HOST_CFACC). build-debug/ is the runtime with CFA_DEBUG: it
+#      checks its invariants (docs/architecture.md);
+#   2. lit on build/test (every suite), and on build-asan/test,
+#      build-tsan/test and build-debug/test every suite that runs programs
+#      ($SAN_SUITES, default all but translate and diagnostics, which only
+#      look at cfacc's output);
 #   3. the stress pass: the runtime suite again with -Dstress=$STRESS;
 #   4. `make verify`'s model check of the idle-sleep protocol
-#      (runtime/verify/run.sh: SPIN, exhaustive), counted as one test;
+#      (runtime/verify/run.sh: SPIN, exhaustive), counted as one test,
+#      once whatever --repeat says (it is exhaustive, not a sample);
 #   5. a final line "N passed, N failed" summing every lit run (a build that
 #      fails counts as one failure); exit status non-zero on any failure.
 #
-# Options: --normal-only (build/ only, no stress pass, no verify), --no-build.
+# Usage: scripts/check.sh [options] [lit paths...]
+#   --normal-only   build/ only, no stress pass, no verify
+#   --no-build      use the build directories as they are
+#   --repeat N      run every lit run N times; the summary adds, per test
+#                   that failed at least once, "F of N runs"
+#   --hog K         run beside K busy processes (started here, killed on
+#                   any exit): the schedules a loaded machine produces
+#   --filter RE     only the tests whose names match RE (lit --filter)
+#   lit paths       only these (e.g. build/test/monitor,
+#                   build-tsan/test/io/sleep.c): one lit run per build
+#                   directory named, no builds, no stress pass
 # Environment: JOBS (build parallelism), LIT_JOBS (default: CPUs),
 # STRESS (repeat count of the stress pass, default 5), LIT_ARGS (extra).
 set -uo pipefail
@@ -21,13 +35,24 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-normal_only=0 no_build=0
-for a in "$@"; do
-  case "$a" in
+normal_only=0 no_build=0 repeat=1 hog=0 filter=""
+selected=()
+usage() { echo "check.sh: $1 (see the comment at the top of scripts/check.sh)" >&2; exit 2; }
+count_arg() {  # option, value: a whole number
+  [[ "$2" =~ ^[0-9]+$ ]] || usage "$1 wants a whole number, not '$2'"
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
     --normal-only) normal_only=1 ;;
     --no-build) no_build=1 ;;
-    *) echo "check.sh: unknown option $a" >&2; exit 2 ;;
+    --repeat) count_arg "$1" "${2:-}"; repeat=$2; shift
+              [ "$repeat" -ge 1 ] || usage "--repeat wants at least 1" ;;
+    --hog) count_arg "$1" "${2:-}"; hog=$2; shift ;;
+    --filter) [ $# -ge 2 ] || usage "--filter wants a regular expression"; filter=$2; shift ;;
+    -*) usage "unknown option $1" ;;
+    *) selected+=("$1") ;;
   esac
+  shift
 done
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -42,7 +67,14 @@ else
 fi
 
 results=$(mktemp -d)
-trap 'rm -rf "$results"' EXIT
+hogs=()
+cleanup() {
+  [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null
+  rm -rf "$results"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 total_pass=0 total_fail=0 total_unsup=0
 summary=()
 
@@ -58,6 +90,8 @@ build_dir() {  # dir, extra cmake args... (given: applied to a configured dir to
 }
 
 # Counts one lit run from its JSON report.
+# Every test's outcome goes to $results/outcomes too ("label<TAB>name<TAB>code")
+# for the per-test failure counts of --repeat.
 count() {  # label, json
   local label=$1 json=$2 line
   if [ ! -s "$json" ]; then
@@ -65,7 +99,7 @@ count() {  # label, json
     total_fail=$((total_fail + 1)); summary+=("$label: no report (counted as 1 failure)")
     return
   fi
-  line=$(python3 - "$json" <<'PY'
+  line=$(python3 - "$json" "$label" "$results/outcomes" <<'PY'
 import json, sys
 tests = json.load(open(sys.argv[1])).get("tests", [])
 ok = {"PASS", "XFAIL"}
@@ -73,6 +107,10 @@ skip = {"UNSUPPORTED", "EXCLUDED", "SKIPPED"}
 p = sum(1 for t in tests if t["code"] in ok)
 u = sum(1 for t in tests if t["code"] in skip)
 f = len(tests) - p - u
+with open(sys.argv[3], "a") as out:
+    for t in tests:
+        if t["code"] not in skip:
+            out.write("%s\t%s\t%s\n" % (sys.argv[2], t["name"], t["code"]))
 print(p, f, u)
 PY
 )
@@ -87,7 +125,12 @@ run_lit() {  # label, paths..., then lit options (starting with -)
   for a in "$@"; do case "$a" in -*) opts+=("$a") ;; *) paths+=("$a") ;; esac; done
   local json="$results/$(echo "$label" | tr -c 'a-zA-Z0-9\n' _).json"
   echo "=== lit $label (${paths[*]})"
-  mkdir -p "${paths[@]}"
+  # A suite directory CMake has not made yet (a suite added since the
+  # configure); a test file is left alone.
+  for p in "${paths[@]}"; do
+    case "$p" in *.c | *.cfa | *.test) ;; *) mkdir -p "$p" ;; esac
+  done
+  [ -n "$filter" ] && opts+=(--filter "$filter")
   # shellcheck disable=SC2086
   "${lit[@]}" -sv -j "$LIT_JOBS" -o "$json" "${opts[@]}" ${LIT_ARGS:-} "${paths[@]}" </dev/null
   count "$label" "$json"
@@ -97,42 +140,74 @@ build_failed() {
   total_fail=$((total_fail + 1)); summary+=("$1: BUILD FAILED (counted as 1 failure)")
 }
 
-# 1+2. Normal build: every suite.
-if [ $no_build = 1 ] || build_dir build; then
-  run_lit "build" build/test
+# The lit runs, as "label|path path ...|lit options": made once (after the
+# builds), run --repeat times.
+runs=()
+
+# --hog: K busy loops at the tests' priority, for the whole run.
+start_hogs() {
+  local i
+  for ((i = 0; i < hog; i++)); do
+    bash -c 'while :; do :; done' &
+    hogs+=($!)
+  done
+  [ "$hog" -gt 0 ] && echo "=== $hog busy processes: ${hogs[*]}"
+}
+
+if [ ${#selected[@]} -gt 0 ]; then
+  # Explicit lit paths: one run per build directory they are under.
+  declare -A by_dir=()
+  order=()
+  for p in "${selected[@]}"; do
+    d=${p%/}                        # the build directory: before the last /test/
+    if [[ $d == */test ]]; then d=${d%/test}; else d=${d%/test/*}; fi
+    [ -f "$d/test/lit.site.cfg.py" ] || usage "$p is not under a configured build's test/"
+    [ -n "${by_dir[$d]+x}" ] || order+=("$d")
+    by_dir[$d]="${by_dir[$d]:-} $p"
+  done
+  for d in "${order[@]}"; do runs+=("$d|${by_dir[$d]# }|"); done
 else
-  build_failed build
+  # 1+2. Normal build: every suite.
+  if [ $no_build = 1 ] || build_dir build; then
+    runs+=("build|build/test|")
+  else
+    build_failed build
+  fi
+
+  if [ $normal_only = 0 ]; then
+    # The sanitizer and debug builds have no compiler of their own: cfa-lite
+    # programs are translated by build/'s and linked with that build's
+    # libraries. The compiler's own suites (what it prints) are left out.
+    if [ -z "${SAN_SUITES:-}" ]; then
+      SAN_SUITES=runtime
+      for d in test/*/; do
+        d=$(basename "$d")
+        case " runtime translate diagnostics include Inputs " in
+          *" $d "*) ;;
+          *) SAN_SUITES="$SAN_SUITES $d" ;;
+        esac
+      done
+    fi
+    for cfg in asan:-DCFA_SANITIZE=address tsan:-DCFA_SANITIZE=thread "debug:-DCFA_DEBUG=ON -DCFA_SANITIZER_VARIANTS=OFF"; do
+      dir=build-${cfg%%:*}
+      if [ $no_build = 1 ] || build_dir "$dir" "${cfg#*:}" -DCFA_BUILD_COMPILER=OFF \
+           -DCFA_HOST_CFACC="$top/build/compiler/cfacc"; then
+        paths=()
+        for s in $SAN_SUITES; do paths+=("$dir/test/$s"); done
+        runs+=("$dir|${paths[*]}|")
+      else
+        build_failed "$dir"
+      fi
+    done
+    # 3. Stress pass on the normal build.
+    if [ -f build/test/lit.site.cfg.py ]; then
+      runs+=("stress x$STRESS|build/test/runtime|-Dstress=$STRESS")
+    fi
+  fi
 fi
 
-if [ $normal_only = 0 ]; then
-  # The sanitizer builds have no compiler of their own: cfa-lite programs
-  # are translated by build/'s and linked with the sanitizer build's
-  # libraries. The compiler's own suites (what it prints) are left out.
-  if [ -z "${SAN_SUITES:-}" ]; then
-    SAN_SUITES=runtime
-    for d in test/*/; do
-      d=$(basename "$d")
-      case " runtime translate diagnostics include Inputs " in
-        *" $d "*) ;;
-        *) SAN_SUITES="$SAN_SUITES $d" ;;
-      esac
-    done
-  fi
-  for san in asan:address tsan:thread; do
-    dir=build-${san%%:*}
-    if [ $no_build = 1 ] || build_dir "$dir" -DCFA_SANITIZE="${san#*:}" -DCFA_HOST_CFACC="$top/build/compiler/cfacc"; then
-      paths=()
-      for s in $SAN_SUITES; do paths+=("$dir/test/$s"); done
-      run_lit "$dir" "${paths[@]}"
-    else
-      build_failed "$dir"
-    fi
-  done
-  # 3. Stress pass on the normal build.
-  if [ -f build/test/lit.site.cfg.py ]; then
-    run_lit "stress x$STRESS" build/test/runtime -Dstress="$STRESS"
-  fi
-  # 4. The protocol model (SPIN), one test.
+# 4. The protocol model (SPIN), one test, with the whole suite only.
+if [ ${#selected[@]} -eq 0 ] && [ $normal_only = 0 ]; then
   echo "=== verify (runtime/verify/run.sh)"
   if CC=$CC runtime/verify/run.sh </dev/null; then
     total_pass=$((total_pass + 1)); summary+=("verify: model checked, no violation; broken variant caught")
@@ -141,9 +216,38 @@ if [ $normal_only = 0 ]; then
   fi
 fi
 
+start_hogs
+for ((round = 1; round <= repeat; round++)); do
+  [ "$repeat" -gt 1 ] && echo "=== round $round of $repeat"
+  for r in "${runs[@]}"; do
+    IFS='|' read -r label paths opts <<<"$r"
+    # shellcheck disable=SC2086
+    run_lit "$label" $paths $opts
+  done
+done
+
 echo
 echo "=== summary"
 for s in "${summary[@]}"; do echo "  $s"; done
 [ $total_unsup -gt 0 ] && echo "  ($total_unsup unsupported, not counted)"
+if [ "$repeat" -gt 1 ] || [ "$hog" -gt 0 ]; then
+  echo "=== per-test failures ($repeat round(s), $hog busy processes)"
+  python3 - "$results/outcomes" <<'PY'
+import collections, sys
+runs, fails = collections.Counter(), collections.Counter()
+try:
+    lines = open(sys.argv[1]).read().splitlines()
+except FileNotFoundError:
+    lines = []
+for line in lines:
+    label, name, code = line.split("\t")
+    runs[label, name] += 1
+    if code not in ("PASS", "XFAIL"):
+        fails[label, name] += 1
+for (label, name), f in sorted(fails.items(), key=lambda kv: (-kv[1], kv[0])):
+    print("  %3d of %-3d  %-14s %s" % (f, runs[label, name], label, name))
+print("  %d test runs, %d distinct tests failed at least once" % (sum(runs.values()), len(fails)))
+PY
+fi
 echo "$total_pass passed, $total_fail failed"
 [ $total_fail = 0 ] && [ $total_pass -gt 0 ]

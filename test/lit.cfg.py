@@ -12,14 +12,18 @@
 #   %cfacc       the built cfacc (feature `cfacc` when it exists); in a build
 #                without one, CFA_HOST_CFACC's, linking this build's libraries
 #   %stress      repeat count: 1, or N with -Dstress=N (feature `stress`)
-#   %timeout     `timeout <seconds>` bounding one command (scaled under sanitizers)
+#   %timeout     `timeout <seconds>` bounding one command (scaled under sanitizers):
+#                a hang detector, so far above any run on a loaded machine
+#                (-Dtimeout=N sets the base, default 300 s)
 #   FileCheck, not, count   from LLVM 19 (found by CMake)
 #   %memcached   Debian's memcached (feature `memcached`)
+#   %cfa-lib     the build's libcfa.a
 # Features: asan, tsan, sanitizer, stress, cfacc, shared (the design repo's
-# conformance programs are reachable: %shared is their root), memcached,
-# libmemcached-tools (memccapable, memccp, memccat), and one per tool that
-# some tests drive: cmake, ninja, make, valgrind, pkg-config, dpkg-deb,
-# vim, gdb.
+# conformance programs are reachable: %shared is their root), debug (the
+# runtime checks its invariants: CFA_DEBUG, cfa/debug.h's hooks exist),
+# memcached, libmemcached-tools (memccapable, memccp, memccat), and one per
+# tool that some tests drive: cmake, ninja, make, valgrind, pkg-config,
+# dpkg-deb, vim, gdb.
 import os
 import shutil
 import lit.formats
@@ -62,6 +66,10 @@ if san:
     else:
         lit_config.fatal("unknown CFA_SANITIZE value %r" % san)
 
+# --- the debug build (CFA_DEBUG) ----------------------------------------------
+if getattr(config, "cfa_debug", False):
+    config.available_features.add("debug")
+
 # --- stress -------------------------------------------------------------------
 try:
     stress = int(lit_config.params.get("stress", "1"))
@@ -72,11 +80,15 @@ if stress < 1:
 if stress > 1:
     config.available_features.add("stress")
 
-# Per-test limit, on top of %timeout in RUN lines (needs psutil).
+# Per-test limit, on top of %timeout in RUN lines (needs psutil). Both
+# only catch hangs, so they leave room for slow runs: on 2 CPUs at a load
+# average of 35 (two CPU hogs beside other builds),
+# test/runtime/processor_churn.c takes 104-110 s of wall time for 6 s of
+# CPU.
 try:
     import psutil  # noqa: F401
     lit_config.maxIndividualTestTime = int(lit_config.params.get(
-        "test_timeout", str(300 * timeout_scale * max(1, min(stress, 10)))))
+        "test_timeout", str(360 * timeout_scale * max(1, min(stress, 10)))))
 except ImportError:
     pass
 
@@ -85,8 +97,9 @@ cc = "%s -std=gnu17 -O2 -g -Wall -Werror=implicit-function-declaration -D_GNU_SO
     config.cfa_cc, config.cfa_runtime_include, san_flags)
 link = "%s %s %s -lpthread %s" % (config.cfa_lib, config.cfa_uring_lib,
                                    config.cfa_hwloc_lib, san_flags)
-timeout_s = int(lit_config.params.get("timeout", "120")) * timeout_scale
+timeout_s = int(lit_config.params.get("timeout", "300")) * timeout_scale
 config.substitutions.append(("%cfa-link", link))
+config.substitutions.append(("%cfa-lib", config.cfa_lib))
 cfacc = config.cfa_cfacc or "cfacc-not-built"
 if getattr(config, "cfa_cfacc_runtime", ""):   # a borrowed cfacc, this build's libraries
     cfacc = "env CFACC_RUNTIME_DIR=%s %s %s" % (config.cfa_cfacc_runtime, cfacc, san_flags)

@@ -3,6 +3,12 @@
  * Coroutines switch directly between their stacks on the resuming user
  * thread; the processor is not involved. The running one is
  * this_thread()->current. The stack is mapped at the first resume.
+ *
+ * The resumer chain: `last` is the coroutine that resumed this one most
+ * recently, suspended inside its resume and so still ACTIVE; suspend
+ * returns to it. A halting coroutine returns to its `starter`, likewise
+ * ACTIVE. The running coroutine is ACTIVE. The debug build checks these
+ * (invariant.h).
  */
 #include "kernel.h"
 #include "context.h"
@@ -30,6 +36,8 @@ static void coroutine_entry(void *arg)
     struct cfa_coroutine *c = arg;
     context_arrived();
     c->main(c->object);
+    cfa_assert("coroutine chain: a halting coroutine's starter is active",
+               c->starter && c->starter->state == CFA_COROUTINE_ACTIVE);
     c->state = CFA_COROUTINE_HALTED;
     /* Control goes to the starter, not the last resumer (as in uC++). The
      * thread may have changed since the start: ask again. */
@@ -68,6 +76,7 @@ void cfa_coroutine_resume(struct cfa_coroutine *c)
         t = this_thread();
     }
     struct cfa_coroutine *from = t->current;
+    cfa_assert("coroutine chain: the resumer is active", from->state == CFA_COROUTINE_ACTIVE);
     c->last = from;
     t->current = c;
     context_switch(from, c);
@@ -79,6 +88,8 @@ void cfa_coroutine_suspend(void)
     if (__builtin_expect(!t || t->current == &t->self, 0))
         cfa_fatal("suspend called outside a coroutine");
     struct cfa_coroutine *c = t->current;
+    cfa_assert("coroutine chain: a suspending coroutine's last resumer is active",
+               c->last && c->last->state == CFA_COROUTINE_ACTIVE);
     t->current = c->last;
     context_switch(c, c->last);
 }

@@ -9,6 +9,20 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+/* Debug build: s is on l's stack (l locked) exactly when it says so, and
+ * the stack's links agree. */
+static void check_membership(struct idle_list *l, struct idle_sleeper *s)
+{
+#ifdef CFA_DEBUG
+    bool found = false;
+    for (struct idle_sleeper *it = l->head; it; it = it->next) {
+        cfa_assert("idle stack links agree", it->next == NULL || it->next->prev == it);
+        found |= it == s;
+    }
+    cfa_assert("a processor is on the idle stack exactly while listed", found == s->listed);
+#endif
+}
+
 void idle_sleeper_init(struct idle_sleeper *s)
 {
     s->fd = eventfd(0, EFD_CLOEXEC);
@@ -32,6 +46,10 @@ bool idle_try_register(struct idle_list *l, struct idle_sleeper *s)
         return false;
     }
     STAT_ADD(l->registrations, 1);
+    check_membership(l, s);
+    cfa_assert("a processor is on its cluster's idle stack at most once", !s->listed);
+    cfa_assert("idle benaphore: a processor registers only while awake or searching",
+               atomic_load_explicit(&s->state, memory_order_relaxed) != IDLE_SLEEP);
     atomic_store_explicit(&s->state, IDLE_SEARCH, memory_order_relaxed);
     s->prev = NULL;
     s->next = l->head;
@@ -49,6 +67,7 @@ bool idle_try_register(struct idle_list *l, struct idle_sleeper *s)
 void idle_unregister(struct idle_list *l, struct idle_sleeper *s)
 {
     spin_lock(&l->lock);
+    check_membership(l, s);
     if (s->listed) {
         if (s->prev)
             s->prev->next = s->next;
@@ -67,8 +86,11 @@ void idle_unregister(struct idle_list *l, struct idle_sleeper *s)
 bool idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg)
 {
     int searching = IDLE_SEARCH;
-    if (!atomic_compare_exchange_strong(&s->state, &searching, IDLE_SLEEP))
+    cfa_assert("idle benaphore: only a listed processor commits to sleep", s->listed);
+    if (!atomic_compare_exchange_strong(&s->state, &searching, IDLE_SLEEP)) {
+        cfa_assert("idle benaphore: SEARCH leaves only for SLEEP or AWAKE", searching == IDLE_AWAKE);
         return false; /* notified during the search (AWAKE stays): no system call on either side */
+    }
     atomic_fetch_add_explicit(&l->sleeps, 1, memory_order_relaxed);
     if (before_block)
         before_block(arg);

@@ -33,6 +33,13 @@
  * Lifetime: notifiers run inside a reader section of the cluster's
  * resizing lock, and a processor unregisters and closes its eventfd only
  * under the writer side, so a pointer taken from `first` stays valid.
+ *
+ * Membership: a sleeper is on its cluster's stack at most once, exactly
+ * while `listed`; the stack's links are consistent (prev/next agree). The
+ * benaphore: a processor registers only while AWAKE or SEARCH (never
+ * while committed to SLEEP); SEARCH leaves only for SLEEP (its own CAS)
+ * or AWAKE (a notifier); only a listed sleeper commits to SLEEP. The debug
+ * build checks these (idle.c, invariant.h).
  */
 #ifndef CFA_IDLE_H
 #define CFA_IDLE_H

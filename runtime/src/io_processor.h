@@ -15,7 +15,10 @@
  *    it), so nothing in it is locked;
  *  - with `uring`, every request whose SQE is in the ring or whose CQE is
  *    not yet reaped is counted in `inflight`; requests waiting for an SQE
- *    are on the backlog, in order;
+ *    are on the backlog, in order; so a reap never finds more CQEs than
+ *    `inflight`, and inflight = SQEs filled - CQEs reaped (the stats'
+ *    IO_SUBMITTED - IO_COMPLETED): the debug build checks both at every
+ *    reap, and that only the owning processor touches the context;
  *  - before the processor sleeps, its SQ is flushed (io_idle), and its
  *    eventfd (idle.h) is registered with the ring, so a completion posted
  *    after the last reap wakes it; `armed` is the deadline of its live

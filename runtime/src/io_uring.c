@@ -285,6 +285,11 @@ static unsigned reap(struct io_context *io)
             res[i] = cqes[i]->res;
         }
         io_uring_cq_advance(&io->ring, n);
+        cfa_assert("io_uring: an io_context is touched only on its processor", io->proc == this_processor());
+        cfa_assert("io_uring: every reaped completion was counted in flight", n <= io->inflight);
+        cfa_assert("io_uring: in flight = submitted - completed",
+                   io->inflight == atomic_load(&io->stats.count[IO_SUBMITTED]) -
+                                       atomic_load(&io->stats.count[IO_COMPLETED]));
         io->inflight -= n;
         io_stat_add(&io->stats.count[IO_COMPLETED], n);
         for (unsigned i = 0; i < n; i++)

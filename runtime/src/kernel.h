@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "invariant.h"
 #include "ready_queue.h"
 #include "rwlock.h"
 #include "idle.h"
@@ -102,26 +103,40 @@ static inline void *cache_aligned_zalloc(size_t size)
     return p;
 }
 
+/* Reader sections nest (read_depth); the reader flag is taken while the
+ * depth is above 0, and only then (checked in the debug build). */
 static inline void ready_enter(struct cfa_processor_state *p)
 {
     if (p->rq.read_depth++ == 0)
         rw_read_lock(&p->cluster->state->ready.write_lock, &p->rq.read_lock);
+    cfa_assert("resize lock: a reader in its section holds its reader flag",
+               atomic_load_explicit(&p->rq.read_lock, memory_order_relaxed) == 1);
 }
 
 static inline void ready_leave(struct cfa_processor_state *p)
 {
+    cfa_assert("resize lock: a reader section is left only after it was entered", p->rq.read_depth > 0);
     if (--p->rq.read_depth == 0)
         rw_read_unlock(&p->rq.read_lock);
 }
 
 /* thread.c */
 void schedule_out(struct cfa_thread *t, enum post_action action);
+/* The debug build checks every change of a thread's state against the
+ * state machine of thread.c (just before the change). */
+#ifdef CFA_DEBUG
+void thread_check_transition(struct cfa_thread *t, int to, const char *file, int line);
+#define THREAD_TRANSITION(t, to) thread_check_transition((t), (to), __FILE_NAME__, __LINE__)
+#else
+#define THREAD_TRANSITION(t, to) ((void)0)
+#endif
 void thread_halted(struct cfa_thread *t);
 /* `stamp`: the TSC now, or a reading the caller took a moment ago (the
  * scheduling loop reads it once per iteration: rdtsc costs 15 ns in some
  * virtual machines). */
 static inline void thread_make_ready_at(struct cfa_thread *t, enum push_where where, uint64_t stamp)
 {
+    THREAD_TRANSITION(t, CFA_THREAD_READY);
     t->ready_stamp = stamp;
     atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
     ready_push(t, where);

@@ -36,7 +36,17 @@
  *  - a request is unlinked from every queue before its thread is unparked
  *    (remaining == 0), so it never outlives a reference to it;
  *  - nested == NESTED_GRANTED means "granted by a waitfor hand-off,
- *    not yet entered": the owner's acquisition then counts it as 1.
+ *    not yet entered": the owner's acquisition then counts it as 1;
+ *  - every queue (entry, urgent, a condition's) has a head exactly when it
+ *    has a tail, and the tail is last;
+ *  - while an accept is OPEN its acceptor owns the monitors it waits on;
+ *    an accept moves OPEN -> CLAIMED -> TAKEN or OPEN -> TIMED_OUT.
+ * The debug build checks (invariant.h): a waiting thread owns every
+ * monitor of its mutex call, with a recursion count (not a grant); a
+ * monitor goes free with nested 0 and empty queues; a hand-off restores a
+ * recursion count of at least 1; the queues' shape on every change; an
+ * open accept's acceptor owns the monitor, and an accept is claimed
+ * (CLAIMED by a caller, or TAKEN by the acceptor itself) when handed off.
  */
 #include "kernel.h"
 #include "spinlock.h"
@@ -128,9 +138,16 @@ static void mark_queued_by_owner(struct cfa_monitor *m)
 
 /* ---- queues ------------------------------------------------------------- */
 
+static inline void check_queue(struct cfa_monitor_link *const *head, struct cfa_monitor_link *const *tail)
+{
+    cfa_assert("monitor queue: a head exactly when a tail, and the tail last",
+               (*head == NULL) == (*tail == NULL) && (!*tail || !(*tail)->next));
+}
+
 static void queue_append(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
                          struct cfa_monitor_link *l)
 {
+    check_queue(head, tail);
     l->next = NULL;
     if (*tail)
         (*tail)->next = l;
@@ -142,6 +159,7 @@ static void queue_append(struct cfa_monitor_link **head, struct cfa_monitor_link
 static void queue_push_front(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
                              struct cfa_monitor_link *l)
 {
+    check_queue(head, tail);
     l->next = *head;
     *head = l;
     if (!*tail)
@@ -150,6 +168,7 @@ static void queue_push_front(struct cfa_monitor_link **head, struct cfa_monitor_
 
 static struct cfa_monitor_link *queue_pop(struct cfa_monitor_link **head, struct cfa_monitor_link **tail)
 {
+    check_queue(head, tail);
     struct cfa_monitor_link *l = *head;
     if (l) {
         *head = l->next;
@@ -219,11 +238,14 @@ static void wake_all(struct wake_list *w, bool then_block)
 static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_list *w)
 {
     struct cfa_monitor_request *r = l->request;
+    cfa_assert("monitor hand-off restores a recursion count of at least 1",
+               !r->recursion || (r->recursion[l->index] >= 1 && r->recursion[l->index] != NESTED_GRANTED));
     m->nested = r->recursion ? r->recursion[l->index] - 1 : 0;
     set_owner_locked(m, r->thread);
     /* Each monitor still to come has one giver: at 1 the only one left
      * is us, so a single-monitor request costs no locked instruction. */
     unsigned left = atomic_load_explicit(&r->remaining, memory_order_acquire);
+    cfa_assert("monitor request: each monitor handed over once", left >= 1);
     while (left > 1 && !atomic_compare_exchange_weak(&r->remaining, &left, left - 1))
         ;
     if (left == 1) {
@@ -243,6 +265,7 @@ static inline __attribute__((always_inline)) void release_locked(struct cfa_moni
     if (l) {
         give(m, l, w);
     } else {
+        cfa_assert("monitor goes free with empty queues", !has_waiters(m));
         m->nested = 0;
         set_owner_locked(m, NULL);
     }
@@ -338,6 +361,8 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
 {
     struct cfa_monitor_request *back = a->back;
     int i = back_index(back, m);
+    cfa_assert("accept handed off only once claimed (never OPEN or TIMED_OUT), of a monitor the acceptor holds",
+               (atomic_load(&a->state) == ACCEPT_CLAIMED || atomic_load(&a->state) == ACCEPT_TAKEN) && i >= 0);
     back->recursion[i] = m->nested + 1;
     atomic_fetch_add(&back->remaining, 1);
     queue_push_front(&m->urgent_head, &m->urgent_tail, &back->links[i]);
@@ -371,6 +396,8 @@ static void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g, uns
     spin_lock(&m->lock);
     int clause;
     struct cfa_accept *a = m->acceptor; /* set only while its owner waits in waitfor */
+    cfa_assert("an open accept's acceptor owns the monitor",
+               !a || atomic_load(&a->state) != ACCEPT_OPEN || owner_of(m) == a->thread);
     if (a && accepts(a, g, &clause)) {
         int open = ACCEPT_OPEN;
         if (atomic_compare_exchange_strong(&a->state, &open, ACCEPT_CLAIMED)) {
@@ -474,9 +501,15 @@ void cfa_wait(struct cfa_condition *c, uintptr_t info)
         .thread = self, .monitors = g->monitors, .count = n, .recursion = recursion,
         .remaining = n, .links = links, .info = info,
     };
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
         links[i] = (struct cfa_monitor_link){ .request = &r, .index = i };
+        cfa_assert("a waiting thread owns every monitor of its mutex call", owns(self, g->monitors[i]));
+        cfa_assert("a waiting thread's recursion count is a count, not a waitfor grant",
+                   g->monitors[i]->nested != NESTED_GRANTED);
+    }
     r.next = NULL;
+    cfa_assert("condition queue: a head exactly when a tail, and the tail last",
+               (c->head == NULL) == (c->tail == NULL) && (!c->tail || !c->tail->next));
     if (c->tail)
         c->tail->next = &r;
     else
@@ -499,6 +532,8 @@ void cfa_wait(struct cfa_condition *c, uintptr_t info)
 
 static struct cfa_monitor_request *condition_pop(struct cfa_condition *c)
 {
+    cfa_assert("condition queue: a head exactly when a tail, and the tail last",
+               (c->head == NULL) == (c->tail == NULL) && (!c->tail || !c->tail->next));
     struct cfa_monitor_request *r = c->head;
     if (r) {
         c->head = r->next;

@@ -28,6 +28,7 @@
 #include "environment.h"
 #include "context.h"
 
+#include <cfa/testing.h>
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
@@ -103,6 +104,17 @@ static void on_preempt(int sig, siginfo_t *info, void *uc)
     int saved_errno = errno;
     schedule_out(t, POST_YIELD);
     errno = saved_errno;
+}
+
+/* cfa/testing.h: the handler, for a signal landing at a chosen place. */
+bool cfa_test_preemption_at(const void *pc)
+{
+    ucontext_t uc;
+    memset(&uc, 0, sizeof uc);
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)pc;
+    unsigned long before = atomic_load(&yields_made);
+    on_preempt(SIGURG, NULL, &uc);
+    return atomic_load(&yields_made) != before;
 }
 
 static void *ticker(void *arg)

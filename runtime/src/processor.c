@@ -102,6 +102,7 @@ static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread 
         /* The thread's registers are saved: an unpark may now run it. If a
          * permit arrived meanwhile (ticket was positive), consume it and
          * make the thread ready again instead of blocking. */
+        THREAD_TRANSITION(t, CFA_THREAD_BLOCKED);
         atomic_store_explicit(&t->state, CFA_THREAD_BLOCKED, memory_order_relaxed);
         if (atomic_fetch_sub(&t->ticket, 1) > 0)
             thread_make_ready_at(t, PUSH_LOCAL, now ? now : __builtin_ia32_rdtsc());
@@ -264,6 +265,7 @@ void processor_loop(struct cfa_processor_state *p)
     run:
         p->current = t;
         t->last_processor = p->handle;
+        THREAD_TRANSITION(t, CFA_THREAD_RUNNING);
         atomic_store_explicit(&t->state, CFA_THREAD_RUNNING, memory_order_relaxed);
         atomic_store_explicit(&p->switches, atomic_load_explicit(&p->switches, memory_order_relaxed) + 1,
                               memory_order_relaxed);

@@ -113,6 +113,27 @@ static inline uint64_t now_tsc(void) { return __builtin_ia32_rdtsc(); }
 
 /* ---- one lane ---------------------------------------------------------- */
 
+/* The debug build records which kernel thread holds a lane's lock, and
+ * checks it where the lane changes. Called right after taking the lock
+ * and right before releasing it. */
+static inline void lane_held(struct lane *l)
+{
+    CFA_DEBUG_ONLY(l->holder = debug_kthread());
+}
+
+static inline void lane_releasing(struct lane *l)
+{
+    cfa_assert("lane lock released by its holder", l->holder == debug_kthread());
+    CFA_DEBUG_ONLY(l->holder = NULL);
+}
+
+/* A lane's head_stamp is its head's ready_stamp, 0 exactly when empty. */
+static inline void lane_check_stamps(const struct lane *l)
+{
+    cfa_assert("lane head_stamp is its head's ready stamp (0 when empty)",
+               l->head ? l->head_stamp == l->head->ready_stamp && l->head_stamp != 0 : l->head_stamp == 0);
+}
+
 static inline void hint_store(struct ready_queue *q, unsigned i, struct lane *l)
 {
     atomic_store_explicit(&q->hints[i].stamp, l->head_stamp, memory_order_relaxed);
@@ -121,6 +142,9 @@ static inline void hint_store(struct ready_queue *q, unsigned i, struct lane *l)
 
 static inline void lane_append(struct lane *l, struct cfa_thread *t)
 {
+    cfa_assert("lane lock held by the pusher", l->holder == debug_kthread());
+    cfa_assert("a ready thread's stamp is not 0 (0 marks an empty lane)", t->ready_stamp != 0);
+    cfa_assert("a thread is in at most one queue", t != l->tail);
     t->next = NULL;
     if (l->tail) {
         l->tail->next = t;
@@ -130,10 +154,13 @@ static inline void lane_append(struct lane *l, struct cfa_thread *t)
         l->head_stamp = t->ready_stamp;
     }
     l->tail = t;
+    lane_check_stamps(l);
 }
 
 static inline struct cfa_thread *lane_take_head(struct lane *l, uint64_t now)
 {
+    cfa_assert("lane lock held by the popper", l->holder == debug_kthread());
+    lane_check_stamps(l);
     struct cfa_thread *t = l->head;
     if (!t)
         return NULL;
@@ -158,8 +185,10 @@ static struct cfa_thread *lane_try_pop(struct ready_queue *q, unsigned i, uint64
     struct lane *l = &q->lanes[i];
     if (!spin_try_lock(&l->lock))
         return NULL;
+    lane_held(l);
     struct cfa_thread *t = lane_take_head(l, now);
     hint_store(q, i, l);
+    lane_releasing(l);
     spin_unlock(&l->lock);
     if (t)
         t->last_lane = i;
@@ -286,14 +315,20 @@ void ready_push(struct cfa_thread *t, enum push_where where)
         ready_enter(p);
     else
         ready_queue_enter_external(q);
+    cfa_assert("resize lock: lanes are pushed to under a reader flag",
+               atomic_load_explicit(me ? &p->rq.read_lock : &q->external_lock, memory_order_relaxed) == 1);
     unsigned i = push_lane(q, t, me, where);
     while (!spin_try_lock(&q->lanes[i].lock)) {
         /* Contended: any lane will do, fairness comes from the stamps. */
         i = (unsigned)((me ? next_random(me) : (uint64_t)i * 7 + 1) % q->count);
     }
     struct lane *l = &q->lanes[i];
+    lane_held(l);
+    DEBUG_FAULT(FAULT_LANE_HOLDER, l->holder = NULL);
     lane_append(l, t);
+    DEBUG_FAULT(FAULT_LANE_STAMP, l->head_stamp = ~l->head_stamp);
     hint_store(q, i, l);
+    lane_releasing(l);
     spin_unlock(&l->lock);
     if (me) {
         if (where == PUSH_LOCAL) STAT_ADD(me->stats.push_local, 1);
@@ -432,8 +467,10 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
         unsigned i = (start + k) % q->count;
         struct lane *l = &q->lanes[i];
         spin_lock(&l->lock); /* not a try-lock: the search must be exhaustive */
+        lane_held(l);
         t = lane_take_head(l, now);
         hint_store(q, i, l);
+        lane_releasing(l);
         spin_unlock(&l->lock);
         if (t)
             t->last_lane = i;
@@ -452,6 +489,17 @@ static void write_lock(struct ready_queue *q)
     for (unsigned i = 0; i < q->nreaders; i++)
         spin_lock(&q->readers[i]->rq.read_lock);
     spin_lock(&q->external_lock);
+}
+
+/* The writer side is held: the global flag, the external flag and the
+ * flags of the first `nreaders` readers (the running processors). */
+static inline void check_writer(struct ready_queue *q, unsigned nreaders)
+{
+    cfa_assert("resize lock: the writer holds the global and external flags",
+               atomic_load(&q->write_lock) == 1 && atomic_load(&q->external_lock) == 1);
+    for (unsigned r = 0; r < nreaders; r++)
+        cfa_assert("resize lock: the writer holds every reader flag",
+                   atomic_load(&q->readers[r]->rq.read_lock) == 1);
 }
 
 static void write_unlock(struct ready_queue *q, unsigned nreaders, struct cfa_processor_state **readers)
@@ -550,6 +598,7 @@ void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processo
     q->readers = readers;
     q->nreaders = n;
     unsigned count = n * SHARD_FACTOR;
+    check_writer(q, old_n);
     if (count > q->count) {
         unsigned source[count];
         for (unsigned i = 0; i < count; i++)
@@ -606,6 +655,7 @@ void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_proce
         for (unsigned s = 0; s < SHARD_FACTOR; s++)
             source[j * SHARD_FACTOR + s] = owner * SHARD_FACTOR + s;
     }
+    check_writer(q, n);
     rebuild_lanes(q, count, source);
     /* The leaver's processor flag stays taken: it is gone. */
     struct cfa_processor_state *unlock[n];

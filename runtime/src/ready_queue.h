@@ -20,6 +20,12 @@
  *    decide whether a lane is worth helping (thesis 4.4.1);
  *  - hints[i].cache is the cache instance of the processor that owns lane
  *    i, rewritten only when that processor finds it has moved.
+ * The debug build checks (invariant.h): a lane's links and stamps change
+ * only in the critical section of the kernel thread holding its lock
+ * (`holder`); head_stamp is the head's ready_stamp (0 exactly when the lane
+ * is empty, so a ready thread's stamp is never 0); a lane is pushed and
+ * popped only inside a reader section; a resize (the writer) holds every
+ * reader flag.
  */
 #ifndef CFA_READY_QUEUE_H
 #define CFA_READY_QUEUE_H
@@ -49,6 +55,9 @@ struct lane {
     struct cfa_thread *head, *tail;
     uint64_t           head_stamp;
     uint64_t           avg_wait;     /* moving average, in TSC cycles */
+#ifdef CFA_DEBUG
+    const void        *holder;       /* kernel thread holding `lock` */
+#endif
 } __attribute__((aligned(64)));
 
 struct lane_hint {

@@ -9,7 +9,13 @@
  *  - `ticket` holds park permits: park takes one or goes to -1 (blocked);
  *    the unpark that finds -1 is the one that makes the thread ready;
  *  - `state` becomes HALTED under join_lock, after which nobody is added
- *    to `joiners`; the stack is released before that.
+ *    to `joiners`; the stack is released before that;
+ *  - `state` moves only along the state machine INACTIVE -> READY (start),
+ *    READY -> RUNNING (a processor takes it), RUNNING -> READY (yield),
+ *    RUNNING -> BLOCKED (park), BLOCKED -> READY (unpark), RUNNING ->
+ *    HALTED (main returned), HALTED or INACTIVE -> INACTIVE (destroy).
+ *    READY -> READY would put the thread in two queues. The debug build
+ *    checks every transition (thread_check_transition).
  */
 #include "kernel.h"
 #include "context.h"
@@ -19,6 +25,30 @@
 #include <string.h>
 
 static _Atomic uint64_t next_thread_id = 1;
+
+#ifdef CFA_DEBUG
+#include <stdio.h>
+void thread_check_transition(struct cfa_thread *t, int to, const char *file, int line)
+{
+    static const char *const names[] = { "INACTIVE", "READY", "RUNNING", "BLOCKED", "HALTED" };
+    static const unsigned legal_from[] = {
+        [CFA_THREAD_INACTIVE] = 1u << CFA_THREAD_INACTIVE | 1u << CFA_THREAD_HALTED,
+        [CFA_THREAD_READY] = 1u << CFA_THREAD_INACTIVE | 1u << CFA_THREAD_RUNNING | 1u << CFA_THREAD_BLOCKED,
+        [CFA_THREAD_RUNNING] = 1u << CFA_THREAD_READY,
+        [CFA_THREAD_BLOCKED] = 1u << CFA_THREAD_RUNNING,
+        [CFA_THREAD_HALTED] = 1u << CFA_THREAD_RUNNING,
+    };
+    int from = atomic_load_explicit(&t->state, memory_order_relaxed);
+    if (from == CFA_THREAD_READY && to == CFA_THREAD_READY)
+        invariant_broken("a thread is in at most one queue", file, line);
+    if (from < 0 || from > CFA_THREAD_HALTED || !(legal_from[to] >> from & 1)) {
+        static char what[96];
+        snprintf(what, sizeof what, "thread state machine: %s -> %s is not a transition",
+                 from >= 0 && from <= CFA_THREAD_HALTED ? names[from] : "?", names[to]);
+        invariant_broken(what, file, line);
+    }
+}
+#endif
 
 void schedule_out(struct cfa_thread *t, enum post_action action)
 {
@@ -80,6 +110,7 @@ void thread_halted(struct cfa_thread *t)
     struct cfa_thread *joiner = t->joiners;
     t->joiners = JOINERS_CLOSED;
     spin_unlock(&t->join_lock);
+    THREAD_TRANSITION(t, CFA_THREAD_HALTED);
     atomic_store_explicit(&t->state, CFA_THREAD_HALTED, memory_order_release);
     while (joiner) {
         struct cfa_thread *next = joiner->next; /* unpark may reuse the link */
@@ -125,6 +156,7 @@ void cfa_thread_destroy(struct cfa_thread *t)
     cfa_thread_join(t);
     /* Back to a not-started thread (the stack went at halt): the object
      * may be freed, or started again. Other joiners must be done. */
+    THREAD_TRANSITION(t, CFA_THREAD_INACTIVE);
     atomic_store_explicit(&t->state, CFA_THREAD_INACTIVE, memory_order_relaxed);
     t->self.state = CFA_COROUTINE_INACTIVE;
     t->joiners = NULL;
@@ -186,6 +218,7 @@ void thread_unpark_before_blocking(struct cfa_thread *t)
     if (p && !p->run_next && p->run_next_streak < RUN_NEXT_STREAK && t->cluster == p->cluster) {
         p->run_next_streak++;
         STAT_ADD(p->rq.stats.run_next, 1);
+        THREAD_TRANSITION(t, CFA_THREAD_READY);
         atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
         p->run_next = t;
         return;

@@ -19,7 +19,10 @@
  *    the waiter, which passes through the lock before returning when a
  *    waker won, never returns while the timer may still read it;
  *  - timer_earliest_deadline is the heap's minimum (TIMER_NONE if empty),
- *    republished under the lock after every change.
+ *    republished under the lock after every change;
+ *  - heap order: no record's deadline is earlier than its parent's.
+ * The debug build checks the heap order and every heap_index at each
+ * republication (check_heap; O(n) per change, debug only).
  */
 #include "kernel.h"
 #include "io_wakeup.h"
@@ -132,11 +135,37 @@ static void heap_remove(struct cfa_timed_park *w)
     w->heap_index = NOT_IN_HEAP;
 }
 
+/* Heap order and positions (debug build). */
+static void check_heap(void)
+{
+#ifdef CFA_DEBUG
+    for (size_t i = 0; i < heap_len; i++) {
+        cfa_assert("timer heap: a record's heap_index is its position", heap[i]->heap_index == i);
+        cfa_assert("timer heap order: no deadline earlier than its parent's",
+                   i == 0 || heap[(i - 1) / 2]->deadline <= heap[i]->deadline);
+    }
+#endif
+}
+
 static void publish_earliest(void)
 {
+    check_heap();
     atomic_store_explicit(&timer_earliest_deadline, heap_len ? heap[0]->deadline : TIMER_NONE,
                           memory_order_relaxed);
 }
+
+#ifdef CFA_DEBUG
+/* cfa/debug.h: the earliest record goes behind its children, and the heap
+ * is republished as after any change. */
+void cfa_debug_timer_disorder(void)
+{
+    spin_lock(&heap_lock);
+    if (heap_len >= 2)
+        heap[0]->deadline = heap[heap_len - 1]->deadline + 1;
+    publish_earliest();
+    spin_unlock(&heap_lock);
+}
+#endif
 
 /* ---- servicing (processors, fallback poller) ------------------------------ */
 

@@ -38,7 +38,7 @@ static void deadlock(void) {
     CHECK(pipe(fds) == 0);
     struct task r;
     task_start(&r, read_pipe, NULL, "reader");
-    cfa_sleep_ns(20 * 1000000); /* the reader blocks: the poller waits for the pipe */
+    wait_until_blocked(&r.thread); /* the reader blocks: the poller waits for the pipe */
     write_all(fds[1], "hello", 5);
     cfa_thread_join(&r.thread);
     CHECK_EQ(got, 5);

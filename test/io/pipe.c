@@ -30,9 +30,11 @@ static void writer(void *arg) {
     CHECK_EQ(cfa_close(fd), 0);
 }
 
+struct late_write { int fd; struct cfa_thread *reader; };
 static void late_writer(void *arg) {
-    for (int i = 0; i < 50; i++) cfa_yield();   /* the reader is blocked by now */
-    CHECK_EQ(cfa_write(*(int *)arg, "late", 4), 4);
+    struct late_write *w = arg;
+    wait_until_blocked(w->reader);               /* it waits on the empty pipe */
+    CHECK_EQ(cfa_write(w->fd, "late", 4), 4);
 }
 
 /* ---- ping-pong: pairs of threads bounce a counter through two pipes ---- */
@@ -113,7 +115,8 @@ int main(int argc, char **argv) {
         /* O_NONBLOCK: the read waits for the late writer */
         CHECK(pipe2(fds, O_NONBLOCK) == 0);
         struct task late;
-        task_start(&late, late_writer, &fds[1], "LateWriter");
+        struct late_write lw = { fds[1], cfa_active_thread() };
+        task_start(&late, late_writer, &lw, "LateWriter");
         CHECK_EQ(cfa_read(fds[0], x, 5), 4);
         CHECK(memcmp(x, "late", 4) == 0);
         cfa_thread_join(&late.thread);

@@ -59,7 +59,9 @@ int main(int argc, char **argv) {
         task_start(&s, receiver, NULL, "Receiver");
         task_start(&z, sleeper, NULL, "Sleeper");
         while (atomic_load(&blocked) < 2) cfa_yield();
-        cfa_sleep_ns(20 * 1000000); /* they are parked, their requests submitted */
+        wait_until_blocked(&r.thread);   /* parked: their requests are on P1's ring */
+        wait_until_blocked(&s.thread);
+        wait_until_blocked(&z.thread);
         cfa_processor_start(&p2);
         cfa_processor_stop(&p1);
         if (rep == 0) printf("P1 stopped with 3 requests in flight on its ring\n");

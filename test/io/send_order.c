@@ -1,8 +1,9 @@
 // cfa_send and cfa_sendmsg on a TCP loopback connection: 1,000 one-byte
 // sends and 1,000 one-byte sendmsgs, alternating, into a socket with room
 // for all of them arrive once each, in order; then a sender that fills the
-// socket and keeps going waits (on the ring, or the fallback's wait list)
-// until a reader drains it, and every byte of 1 MiB arrives in order.
+// socket (64 KiB buffers) and keeps going waits (on the ring, or the
+// fallback's wait list) until a reader, started only once the sender has
+// blocked, drains it, and every byte of 1 MiB arrives in order.
 // Sends go to the ring even when the socket has room (docs/io.md says
 // why); the STATS line checks that the io_uring run used the ring.
 //
@@ -27,10 +28,15 @@ static void connect_pair(void) {
     CHECK(l >= 0);
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t len = sizeof a;
+    /* Small fixed buffers (no autotuning): 1 MiB cannot fit in flight, so
+     * the big sender surely fills the connection and waits. */
+    int room = 64 * 1024;
+    CHECK(setsockopt(l, SOL_SOCKET, SO_RCVBUF, &room, sizeof room) == 0);
     CHECK(bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0);
     CHECK(getsockname(l, (struct sockaddr *)&a, &len) == 0);
     sv[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    CHECK(sv[0] >= 0 && connect(sv[0], (struct sockaddr *)&a, sizeof a) == 0, "connect: %s", strerror(errno));
+    CHECK(sv[0] >= 0 && setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &room, sizeof room) == 0);
+    CHECK(connect(sv[0], (struct sockaddr *)&a, sizeof a) == 0, "connect: %s", strerror(errno));
     sv[1] = accept4(l, NULL, NULL, SOCK_CLOEXEC);
     CHECK(sv[1] >= 0, "accept: %s", strerror(errno));
     close(l);
@@ -95,10 +101,10 @@ int main(int argc, char **argv) {
             printf("%d sends with room: every byte once, in order\n", 2 * SMALL);
 
         // The sender starts first and fills the socket; the receiver
-        // starts only once the sender has had time to block.
+        // starts only once the sender has blocked on the full socket.
         struct task s, r;
         task_start(&s, big_sender, NULL, "BigSender");
-        cfa_sleep_ns(20 * 1000000);
+        wait_until_blocked(&s.thread);
         task_start(&r, big_receiver, NULL, "BigReceiver");
         cfa_thread_join(&s.thread);
         cfa_thread_join(&r.thread);

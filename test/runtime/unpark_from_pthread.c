@@ -2,6 +2,8 @@
 // pthread, not a processor, wakes a parked user thread 1000 times while
 // the program's main thread waits in join. The runtime must neither lose
 // a wake-up nor take the wait for a deadlock (something can wake it).
+// Every 100th wake-up waits until the waiter has parked, so both orders
+// (permit first, park first) are exercised whatever the schedule.
 //
 // RUN: %cc %s -I%S/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
@@ -9,7 +11,6 @@
 #include "check.h"
 #include <pthread.h>
 #include <sched.h>
-#include <unistd.h>
 
 enum { WAKES = 1000 };
 
@@ -31,7 +32,7 @@ static void waiter_main(void *object) {
 static void *waker(void *arg) {
     struct waiter *w = arg;
     for (int i = 0; i < WAKES; i++) {
-        if (i % 100 == 0) usleep(1000);   /* the waiter is surely parked */
+        if (i % 100 == 0) wait_until_blocked(&w->thread); /* an unpark that finds it parked */
         cfa_unpark(&w->thread);
         while (atomic_load(&acks) != i + 1) sched_yield();
     }

@@ -12,6 +12,7 @@
 #define CFA_TEST_CHECK_H
 
 #include <cfa/runtime.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,20 @@ static inline long arg_long(int argc, char **argv, int i, long dflt) {
 static inline long repeat_count(int argc, char **argv) {
     long n = arg_long(argc, argv, 1, 1);
     return n < 1 ? 1 : n;
+}
+
+/* Waits until t has parked (yielding the processor, or the CPU from a
+ * kernel thread that is not one): a test that needs t blocked forces it
+ * this way instead of sleeping and hoping t got there meanwhile. */
+static inline void wait_until_blocked(struct cfa_thread *t) {
+    int state;
+    while ((state = atomic_load(&t->state)) != CFA_THREAD_BLOCKED) {
+        CHECK(state != CFA_THREAD_HALTED, "thread %s ended without blocking", cfa_thread_name(t));
+        if (cfa_active_thread())
+            cfa_yield();
+        else
+            sched_yield();
+    }
 }
 
 static inline double now_seconds(void) {

@@ -1,0 +1,22 @@
+/* cfa/testing.h: hooks for the runtime's own tests, present in every
+ * build. Each forces an event that a test needs but that happens only by
+ * luck otherwise (where an asynchronous signal lands). Not for programs.
+ */
+#ifndef CFA_TESTING_H
+#define CFA_TESTING_H
+#include <stdbool.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs the preemption signal's handler (runtime/src/preemption.c) on the
+ * calling user thread as if the signal had interrupted it at program
+ * counter `pc`: the handler yields (and this returns true once the thread
+ * runs again) or drops the tick (false), counting both in CFA_STATS as a
+ * real signal. False when preemption is off. */
+bool cfa_test_preemption_at(const void *pc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
