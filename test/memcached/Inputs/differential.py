@@ -20,11 +20,15 @@ def start(argv, port, quiet=False):
 
 def exchange(port, data):
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    # Everything the server answers until it closes after our end of file:
+    # waiting for the final "MN" instead would stop early when a probe's own
+    # mn command's answer arrives in a packet of its own.
     s.sendall(data + b"mn\r\n")
+    s.shutdown(socket.SHUT_WR)
     out = b""
-    while not out.endswith(b"MN\r\n"):
+    while True:
         d = s.recv(65536)
-        if not d: out += b"<closed>"; break
+        if not d: break
         out += d
     s.close()
     return out
