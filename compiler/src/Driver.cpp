@@ -257,7 +257,8 @@ private:
   }
 
   std::vector<std::string> stageTwoArgs() {
-    std::vector<std::string> Args = {T.Clang, "-isystem", T.IncludeDir};
+    // cfa/errno.h: errno stays the running user thread's across switches.
+    std::vector<std::string> Args = {T.Clang, "-isystem", T.IncludeDir, "-include", "cfa/errno.h"};
     Args.insert(Args.end(), O.CompileArgs.begin(), O.CompileArgs.end());
     Args.insert(Args.end(), O.CodegenArgs.begin(), O.CodegenArgs.end());
     switch (O.Mode) {

@@ -16,15 +16,24 @@
 #include "spinlock.h"
 #include "stack.h"
 
+#include <errno.h>
 #include <string.h>
 
 static _Atomic uint64_t next_thread_id = 1;
 
+/* errno belongs to the user thread: it is saved before every switch out
+ * and restored when the thread runs again, possibly on another kernel
+ * thread. Out of line, so errno's address (a const function of the kernel
+ * thread) is computed again after the switch. */
+static __attribute__((noinline)) void errno_restore(int value) { errno = value; }
+
 void schedule_out(struct cfa_thread *t, enum post_action action)
 {
+    int saved_errno = errno;
     struct cfa_processor_state *p = this_processor();
     p->post = action;
     context_switch(t->current, &p->sched);
+    errno_restore(saved_errno);
 }
 
 static void thread_entry(void *arg)
