@@ -46,6 +46,8 @@ static void thread_entry(void *arg)
     struct cfa_mutex_group main_call = { .monitors = &self_monitor, .count = 1, .thread = t };
     t->mutex_group = &main_call;
     t->self.main(t->self.object);
+    if (t->specific)
+        pt_specific_thread_exit(t);
     monitor_leave_then_halt(&main_call);
     struct cfa_processor_state *p = this_processor();
     p->post = POST_HALT;
