@@ -34,6 +34,7 @@
 #include "ready_queue.h"
 #include "rwlock.h"
 #include "idle.h"
+#include "kthread.h"
 
 struct io_context;
 

@@ -37,6 +37,9 @@
 #ifndef CFA_PTHREAD_WAIT_H
 #define CFA_PTHREAD_WAIT_H
 
+/* The files that include this one define the interposed functions: the
+ * pthread names keep their meaning here (kthread.h). */
+#define CFA_PTHREAD_INTERPOSED
 #include "kernel.h"
 
 #include <errno.h>

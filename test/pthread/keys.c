@@ -6,10 +6,11 @@
 // is not a processor has its own values (glibc's). Without per-user-thread
 // values the threads of one processor share one set.
 //
-// RUN: %cc %s -I%S/../runtime/include -o %t %cfa-link
+// RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
 // CHECK: keys: own values ok, destructors 12 (second round 4), deleted key NULL, kernel thread ok
 #include "check.h"
+#include "kthread.h"
 #include <pthread.h>
 
 enum { THREADS = 4, ROUNDS = 1000 };
@@ -75,9 +76,7 @@ int main(int argc, char **argv) {
     }
     int destructors = atomic_load(&destructed), second = atomic_load(&second_round);
     CHECK_EQ((long)pthread_getspecific(key_a), -7); /* main's own value */
-    pthread_t kt;
-    pthread_create(&kt, NULL, kernel_thread, NULL);
-    pthread_join(kt, NULL);
+    kthread_join(kthread_start(kernel_thread, NULL));
     CHECK_EQ((long)pthread_getspecific(key_a), -7);
     CHECK_EQ(atomic_load(&second_round), THREADS + 1); /* glibc's destructor on the kernel thread */
     CHECK_EQ(pthread_key_delete(key_a), 0);

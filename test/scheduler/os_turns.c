@@ -66,7 +66,7 @@ static void run(bool with_hogs) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN), nhogs = 0;
     if (with_hogs)
         for (; nhogs < 2 * cpus && nhogs < MAX_HOGS; nhogs++)
-            CHECK_EQ(pthread_create(&hogs[nhogs], NULL, hog, NULL), 0);
+            CHECK_EQ(cfa_kernel_thread_create(&hogs[nhogs], NULL, hog, NULL), 0);
     struct extra_procs extra;
     procs_start(&extra, 2);
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -78,7 +78,7 @@ static void run(bool with_hogs) {
     for (int i = 0; i < SPINNERS; i++) cfa_thread_join(&th[i]);
     procs_stop(&extra);
     atomic_store(&hogs_stop, true);
-    for (long i = 0; i < nhogs; i++) CHECK_EQ(pthread_join(hogs[i], NULL), 0);
+    for (long i = 0; i < nhogs; i++) CHECK_EQ(cfa_kernel_thread_join(hogs[i], NULL), 0);
     printf("decisions %ld\n", atomic_load(&decisions));
 }
 

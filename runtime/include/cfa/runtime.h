@@ -10,6 +10,7 @@
 
 #include <cfa/coroutine.h>
 #include <cfa/errno.h>
+#include <cfa/kernel_thread.h>
 #include <cfa/thread.h>
 #include <cfa/monitor.h>
 #include <cfa/mutex_call.h>
