@@ -4,7 +4,9 @@
  * one, comes first: the sanitizer must see these threads and locks. */
 #include "pthread_wait.h"
 
+#include <semaphore.h>
 #include <signal.h>
+#include <stdio.h>
 
 #define INTERCEPTOR(ret, name, ...) extern ret __interceptor_##name(__VA_ARGS__) __attribute__((weak))
 INTERCEPTOR(int, pthread_create, pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -39,3 +41,13 @@ int kthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct t
     return GLIBC_CALL(pthread_cond_timedwait, c, m, abstime);
 }
 int kthread_cond_signal(pthread_cond_t *c) { return GLIBC_CALL(pthread_cond_signal, c); }
+
+/* Every file that interposes a libc function is linked whenever the
+ * runtime is (this file always is: the processors are its kernel threads),
+ * even into a program that never names the function itself: the shared
+ * libraries it loads must find the runtime's definition too. */
+__attribute__((used)) static void *const interposed[] = {
+    (void *)pthread_mutex_lock, (void *)pthread_cond_wait, (void *)pthread_rwlock_rdlock,
+    (void *)pthread_spin_lock,  (void *)pthread_barrier_wait, (void *)sem_wait,
+    (void *)flockfile,          (void *)pthread_getspecific, (void *)pthread_create,
+};
