@@ -7,40 +7,37 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
-#define INTERCEPTOR(ret, name, ...) extern ret __interceptor_##name(__VA_ARGS__) __attribute__((weak))
-INTERCEPTOR(int, pthread_create, pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-INTERCEPTOR(int, pthread_join, pthread_t, void **);
-INTERCEPTOR(int, pthread_detach, pthread_t);
-INTERCEPTOR(int, pthread_kill, pthread_t, int);
-INTERCEPTOR(int, pthread_mutex_lock, pthread_mutex_t *);
-INTERCEPTOR(int, pthread_mutex_unlock, pthread_mutex_t *);
-INTERCEPTOR(int, pthread_cond_init, pthread_cond_t *, const pthread_condattr_t *);
-INTERCEPTOR(int, pthread_cond_timedwait, pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-INTERCEPTOR(int, pthread_cond_signal, pthread_cond_t *);
-
-#define GLIBC_CALL(name, ...) \
-    (__interceptor_##name ? __interceptor_##name(__VA_ARGS__) : pt_real(name)(__VA_ARGS__))
+PT_INTERCEPTOR(int, pthread_create, pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+PT_INTERCEPTOR(int, pthread_join, pthread_t, void **);
+PT_INTERCEPTOR(int, pthread_detach, pthread_t);
+PT_INTERCEPTOR(int, pthread_kill, pthread_t, int);
+PT_INTERCEPTOR(int, pthread_mutex_lock, pthread_mutex_t *);
+PT_INTERCEPTOR(int, pthread_mutex_unlock, pthread_mutex_t *);
+PT_INTERCEPTOR(int, pthread_cond_init, pthread_cond_t *, const pthread_condattr_t *);
+PT_INTERCEPTOR(int, pthread_cond_timedwait, pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+PT_INTERCEPTOR(int, pthread_cond_signal, pthread_cond_t *);
 
 int cfa_kernel_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*body)(void *), void *arg)
 {
-    return GLIBC_CALL(pthread_create, t, attr, body, arg);
+    return pt_glibc_call(pthread_create, t, attr, body, arg);
 }
-int cfa_kernel_thread_join(pthread_t t, void **result) { return GLIBC_CALL(pthread_join, t, result); }
-int cfa_kernel_thread_detach(pthread_t t) { return GLIBC_CALL(pthread_detach, t); }
-int kthread_kill(pthread_t t, int sig) { return GLIBC_CALL(pthread_kill, t, sig); }
+int cfa_kernel_thread_join(pthread_t t, void **result) { return pt_glibc_call(pthread_join, t, result); }
+int cfa_kernel_thread_detach(pthread_t t) { return pt_glibc_call(pthread_detach, t); }
+int kthread_kill(pthread_t t, int sig) { return pt_glibc_call(pthread_kill, t, sig); }
 pthread_t kthread_self(void) { return pt_real(pthread_self)(); }
-int kthread_mutex_lock(pthread_mutex_t *m) { return GLIBC_CALL(pthread_mutex_lock, m); }
-int kthread_mutex_unlock(pthread_mutex_t *m) { return GLIBC_CALL(pthread_mutex_unlock, m); }
+int kthread_mutex_lock(pthread_mutex_t *m) { return pt_glibc_call(pthread_mutex_lock, m); }
+int kthread_mutex_unlock(pthread_mutex_t *m) { return pt_glibc_call(pthread_mutex_unlock, m); }
 int kthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
-    return GLIBC_CALL(pthread_cond_init, c, attr);
+    return pt_glibc_call(pthread_cond_init, c, attr);
 }
 int kthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
-    return GLIBC_CALL(pthread_cond_timedwait, c, m, abstime);
+    return pt_glibc_call(pthread_cond_timedwait, c, m, abstime);
 }
-int kthread_cond_signal(pthread_cond_t *c) { return GLIBC_CALL(pthread_cond_signal, c); }
+int kthread_cond_signal(pthread_cond_t *c) { return pt_glibc_call(pthread_cond_signal, c); }
 
 /* Every file that interposes a libc function is linked whenever the
  * runtime is (this file always is: the processors are its kernel threads),
@@ -50,4 +47,5 @@ __attribute__((used)) static void *const interposed[] = {
     (void *)pthread_mutex_lock, (void *)pthread_cond_wait, (void *)pthread_rwlock_rdlock,
     (void *)pthread_spin_lock,  (void *)pthread_barrier_wait, (void *)sem_wait,
     (void *)flockfile,          (void *)pthread_getspecific, (void *)pthread_create,
+    (void *)read,
 };

@@ -141,4 +141,12 @@ void *pt_real_lookup(const char *name, void *_Atomic *slot);
         (__typeof__(&name))(f_ ? f_ : pt_real_lookup(#name, &pt_real_slot_)); \
     })
 
+/* glibc's function `name`, through a sanitizer's interceptor when the
+ * program has one (declare it with PT_INTERCEPTOR): the sanitizer must
+ * see the calls the runtime makes for the program. */
+#define PT_INTERCEPTOR(ret, name, ...) \
+    extern ret __interceptor_##name(__VA_ARGS__) __attribute__((weak))
+#define pt_glibc_call(name, ...) \
+    (__interceptor_##name ? __interceptor_##name(__VA_ARGS__) : pt_real(name)(__VA_ARGS__))
+
 #endif
