@@ -32,6 +32,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+PT_UNIT(io);
+
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
 
 PT_INTERCEPTOR(ssize_t, read, int, void *, size_t);

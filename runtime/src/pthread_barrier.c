@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+PT_UNIT(barrier);
+
 enum { QLOCK = 1 };
 
 struct pt_barrier {

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+PT_UNIT(cond);
+
 enum { QLOCK = 1 };
 
 struct pt_cond {

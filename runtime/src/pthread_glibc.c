@@ -4,10 +4,7 @@
  * one, comes first: the sanitizer must see these threads and locks. */
 #include "pthread_wait.h"
 
-#include <semaphore.h>
 #include <signal.h>
-#include <stdio.h>
-#include <unistd.h>
 
 PT_INTERCEPTOR(int, pthread_create, pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 PT_INTERCEPTOR(int, pthread_join, pthread_t, void **);
@@ -39,13 +36,10 @@ int kthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct t
 }
 int kthread_cond_signal(pthread_cond_t *c) { return pt_glibc_call(pthread_cond_signal, c); }
 
-/* Every file that interposes a libc function is linked whenever the
- * runtime is (this file always is: the processors are its kernel threads),
- * even into a program that never names the function itself: the shared
- * libraries it loads must find the runtime's definition too. */
-__attribute__((used)) static void *const interposed[] = {
-    (void *)pthread_mutex_lock, (void *)pthread_cond_wait, (void *)pthread_rwlock_rdlock,
-    (void *)pthread_spin_lock,  (void *)pthread_barrier_wait, (void *)sem_wait,
-    (void *)flockfile,          (void *)pthread_getspecific, (void *)pthread_create,
-    (void *)read,
+/* Every interposing file is linked whenever the runtime is (PT_UNIT). */
+extern const char pt_unit_mutex, pt_unit_cond, pt_unit_rwlock, pt_unit_spin, pt_unit_barrier, pt_unit_sem,
+    pt_unit_stdio, pt_unit_key, pt_unit_thread, pt_unit_io;
+__attribute__((used)) static const char *const interposing_units[] = {
+    &pt_unit_mutex, &pt_unit_cond,  &pt_unit_rwlock, &pt_unit_spin,   &pt_unit_barrier,
+    &pt_unit_sem,   &pt_unit_stdio, &pt_unit_key,    &pt_unit_thread, &pt_unit_io,
 };

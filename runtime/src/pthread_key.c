@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
+PT_UNIT(key);
+
 struct pt_slot {
     unsigned long seq;
     void         *value;
@@ -27,12 +29,20 @@ struct pt_specific {
     struct pt_slot slot[];
 };
 
+/* The running user thread, for the calls a sanitizer makes before it can
+ * record anything (cfa_this_thread is instrumented). */
+PT_BEFORE_SANITIZER static inline struct cfa_thread *running_thread(void)
+{
+    struct cfa_processor_state *p = cfa_tls_processor;
+    return p ? p->current : NULL;
+}
+
 static struct {
     _Atomic unsigned long seq;
     void (*_Atomic destructor)(void *);
 } keys[PTHREAD_KEYS_MAX];
 
-int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
+PT_BEFORE_SANITIZER int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
 {
     int r = pt_real(pthread_key_create)(key, destructor);
     if (r)
@@ -42,7 +52,7 @@ int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
     return 0;
 }
 
-int pthread_key_delete(pthread_key_t key)
+PT_BEFORE_SANITIZER int pthread_key_delete(pthread_key_t key)
 {
     if (key >= PTHREAD_KEYS_MAX || !(atomic_load_explicit(&keys[key].seq, memory_order_relaxed) & 1))
         return EINVAL;
@@ -50,9 +60,9 @@ int pthread_key_delete(pthread_key_t key)
     return pt_real(pthread_key_delete)(key);
 }
 
-void *pthread_getspecific(pthread_key_t key)
+PT_BEFORE_SANITIZER void *pthread_getspecific(pthread_key_t key)
 {
-    struct cfa_thread *t = cfa_this_thread();
+    struct cfa_thread *t = running_thread();
     if (!t)
         return pt_real(pthread_getspecific)(key);
     struct pt_specific *s = t->specific;
@@ -62,9 +72,9 @@ void *pthread_getspecific(pthread_key_t key)
     return s->slot[key].value;
 }
 
-int pthread_setspecific(pthread_key_t key, const void *value)
+PT_BEFORE_SANITIZER int pthread_setspecific(pthread_key_t key, const void *value)
 {
-    struct cfa_thread *t = cfa_this_thread();
+    struct cfa_thread *t = running_thread();
     if (!t)
         return pt_real(pthread_setspecific)(key, value);
     unsigned long seq;

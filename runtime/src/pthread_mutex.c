@@ -28,6 +28,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+PT_UNIT(mutex);
+
 enum { LOCKED = 1, QLOCK = 2, WAITERS = 4 };
 
 struct pt_mutex {

@@ -19,6 +19,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+PT_UNIT(rwlock);
+
 enum { QLOCK = 1, WANT_READ = 0, WANT_WRITE = 1 };
 
 struct pt_rwlock {

@@ -19,6 +19,8 @@
 #include <semaphore.h>
 #include <stddef.h>
 
+PT_UNIT(sem);
+
 enum { QLOCK = 1, RUNTIME_MARK = 0x53414643 /* "CFAS" */ };
 
 struct pt_sem {

@@ -8,6 +8,8 @@
  */
 #include "pthread_wait.h"
 
+PT_UNIT(spin);
+
 int pthread_spin_init(pthread_spinlock_t *l, int pshared)
 {
     atomic_store_explicit((_Atomic int *)l, 0, memory_order_relaxed);

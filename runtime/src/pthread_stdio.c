@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+PT_UNIT(stdio);
+
 enum { QLOCK = 1, BUCKETS = 256 };
 
 struct file_lock {

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+PT_UNIT(thread);
+
 enum { QLOCK = 1, JOINABLE = 0, JOINED = 1, DETACHED = 2 };
 
 struct pt_thread {

@@ -144,7 +144,7 @@ int pt_deadline(const struct timespec *abstime, clockid_t clock, int64_t *deadli
     return 0;
 }
 
-void *pt_real_lookup(const char *name, void *_Atomic *slot)
+PT_BEFORE_SANITIZER void *pt_real_lookup(const char *name, void *_Atomic *slot)
 {
     void *f = dlsym(RTLD_NEXT, name);
     if (!f)

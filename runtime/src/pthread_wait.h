@@ -131,9 +131,21 @@ int pt_deadline(const struct timespec *abstime, clockid_t clock, int64_t *deadli
 /* Spinning: pause, and every so often give the processor (or CPU) up. */
 void pt_spin_pause(unsigned *spins);
 
+/* Each file that interposes libc functions names itself with PT_UNIT, and
+ * pthread_glibc.c (always linked) refers to every unit: so the file is
+ * linked into every program, even one that never names its functions
+ * (the shared libraries it loads still must find them), and even where a
+ * sanitizer's runtime defines the same functions weakly (its definitions
+ * would satisfy a reference to the functions themselves). */
+#define PT_UNIT(name) const char pt_unit_##name = 0
+
+/* For the functions a sanitizer's runtime calls while it starts (ThreadSanitizer
+ * creates a key before it can record anything): no instrumentation. */
+#define PT_BEFORE_SANITIZER __attribute__((disable_sanitizer_instrumentation))
+
 /* glibc's definition of a function the runtime interposes (dlsym
  * RTLD_NEXT, looked up once). */
-void *pt_real_lookup(const char *name, void *_Atomic *slot);
+PT_BEFORE_SANITIZER void *pt_real_lookup(const char *name, void *_Atomic *slot);
 #define pt_real(name)                                                        \
     ({                                                                       \
         static void *_Atomic pt_real_slot_;                                  \
