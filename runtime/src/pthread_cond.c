@@ -97,6 +97,8 @@ int pthread_cond_signal(pthread_cond_t *c)
     if (is_glibc(c))
         return pt_real(pthread_cond_signal)(c);
     struct pt_cond *x = (struct pt_cond *)c;
+    if (pt_empty(&x->queue)) /* nobody queued before the signaller's mutex section */
+        return 0;
     pt_qlock(&x->word, QLOCK);
     struct pt_waiter *w = pt_pop(&x->queue);
     if (w)
@@ -110,6 +112,8 @@ int pthread_cond_broadcast(pthread_cond_t *c)
     if (is_glibc(c))
         return pt_real(pthread_cond_broadcast)(c);
     struct pt_cond *x = (struct pt_cond *)c;
+    if (pt_empty(&x->queue))
+        return 0;
     pt_qlock(&x->word, QLOCK);
     for (struct pt_waiter *w; (w = pt_pop(&x->queue));)
         pt_grant(w);

@@ -457,3 +457,37 @@ int pthread_getattr_np(pthread_t t, pthread_attr_t *attr)
         pthread_attr_setstack(attr, (char *)s->map + s->guard, s->map_size - s->guard);
     return 0;
 }
+
+/* Scheduling belongs to the runtime: a user thread has no policy,
+ * priority or affinity of its own (docs/pthreads.md). */
+int pthread_setschedparam(pthread_t t, int policy, const struct sched_param *param)
+{
+    return is_kernel(t) ? pt_real(pthread_setschedparam)(t, policy, param) : ENOTSUP;
+}
+
+int pthread_getschedparam(pthread_t t, int *policy, struct sched_param *param)
+{
+    if (is_kernel(t))
+        return pt_real(pthread_getschedparam)(t, policy, param);
+    *policy = SCHED_OTHER;
+    param->sched_priority = 0;
+    return 0;
+}
+
+int pthread_setschedprio(pthread_t t, int priority)
+{
+    return is_kernel(t) ? pt_real(pthread_setschedprio)(t, priority) : ENOTSUP;
+}
+
+int pthread_setaffinity_np(pthread_t t, size_t size, const cpu_set_t *set)
+{
+    return is_kernel(t) ? pt_real(pthread_setaffinity_np)(t, size, set) : ENOTSUP;
+}
+
+/* A user thread may run wherever the process may. */
+int pthread_getaffinity_np(pthread_t t, size_t size, cpu_set_t *set)
+{
+    if (is_kernel(t))
+        return pt_real(pthread_getaffinity_np)(t, size, set);
+    return sched_getaffinity(0, size, set) == 0 ? 0 : errno;
+}

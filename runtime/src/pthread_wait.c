@@ -31,7 +31,7 @@ bool pt_remove(struct pt_queue *q, struct pt_waiter *w)
         if (prev)
             prev->next = w->next;
         else
-            q->head = w->next;
+            pt_set_head(q, w->next);
         if (q->tail == w)
             q->tail = prev;
         return true;

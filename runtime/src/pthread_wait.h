@@ -74,13 +74,25 @@ struct pt_queue {
 /* Before the record is queued: binds it to the calling thread. */
 void pt_waiter_init(struct pt_waiter *w, int want, int64_t deadline);
 
+/* The queue changes under the queue lock only; `head` is written
+ * atomically so that pt_empty may look without the lock. */
+static inline void pt_set_head(struct pt_queue *q, struct pt_waiter *w)
+{
+    __atomic_store_n(&q->head, w, __ATOMIC_RELAXED);
+}
+
+/* Without the queue lock: true if nobody was queued when the caller last
+ * synchronised with the waiters (e.g. through the mutex of a condition
+ * variable). */
+static inline bool pt_empty(struct pt_queue *q) { return !__atomic_load_n(&q->head, __ATOMIC_RELAXED); }
+
 static inline void pt_push(struct pt_queue *q, struct pt_waiter *w)
 {
     w->next = NULL;
     if (q->tail)
         q->tail->next = w;
     else
-        q->head = w;
+        pt_set_head(q, w);
     q->tail = w;
 }
 
@@ -88,8 +100,8 @@ static inline struct pt_waiter *pt_pop(struct pt_queue *q)
 {
     struct pt_waiter *w = q->head;
     if (w) {
-        q->head = w->next;
-        if (!q->head)
+        pt_set_head(q, w->next);
+        if (!w->next)
             q->tail = NULL;
     }
     return w;
