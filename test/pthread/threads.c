@@ -14,7 +14,9 @@
 //                 joins a pthread;
 //   processors    the first pthread_create grew the main cluster to one
 //                 processor per usable CPU (or CFA_PROCESSORS);
-//                 pthread_setconcurrency(3) makes it 3, then 1.
+//                 pthread_setconcurrency(3) makes it 3, then 1;
+//   scheduling    a user thread has no policy of its own: setschedparam
+//                 fails with ENOTSUP, getschedparam says SCHED_OTHER.
 // The pthreads are user threads: each one's cfa_active_thread() is its
 // pthread_t.
 //
@@ -182,6 +184,14 @@ int main(int argc, char **argv) {
 
         kthread_join(kthread_start(from_kernel, NULL));
     }
+    pthread_t sp;
+    CHECK_EQ(pthread_create(&sp, NULL, wait_gate, NULL), 0); /* the gate is open */
+    struct sched_param param = { .sched_priority = 5 };
+    int policy = -1;
+    CHECK_EQ(pthread_setschedparam(sp, SCHED_FIFO, &param), ENOTSUP);
+    CHECK_EQ(pthread_getschedparam(sp, &policy, &param), 0);
+    CHECK(policy == SCHED_OTHER && param.sched_priority == 0);
+    CHECK_EQ(pthread_join(sp, NULL), 0);
     CHECK_EQ(pthread_setconcurrency(-1), EINVAL);
     CHECK_EQ(pthread_setconcurrency(3), 0);
     CHECK_EQ(pthread_getconcurrency(), 3);
