@@ -23,7 +23,7 @@
  *     text section): the runtime's I/O engine itself, its wake-ups.
  * Calls glibc makes inside itself (stdio's writes) do not come here.
  */
-#include "pthread_wait.h"
+#include "interpose.h"
 
 #include <cfa/io.h>
 #include <fcntl.h>
@@ -33,8 +33,6 @@
 #include <unistd.h>
 
 PT_UNIT(io);
-
-extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
 
 PT_INTERCEPTOR(ssize_t, read, int, void *, size_t);
 PT_INTERCEPTOR(ssize_t, write, int, const void *, size_t);
@@ -58,19 +56,9 @@ PT_INTERCEPTOR(int, usleep, useconds_t);
 PT_INTERCEPTOR(int, nanosleep, const struct timespec *, struct timespec *);
 PT_INTERCEPTOR(int, clock_nanosleep, clockid_t, int, const struct timespec *, struct timespec *);
 
-/* The caller is a user thread, outside the runtime, in the process that
- * started the runtime. */
-#define PARKS_CALLER() \
-    (cfa_this_thread() && !in_runtime(__builtin_return_address(0)) && !forked_child)
-
-static bool forked_child;
-static void in_forked_child(void) { forked_child = true; }
+bool interpose_forked_child;
+static void in_forked_child(void) { interpose_forked_child = true; }
 __attribute__((constructor)) static void watch_fork(void) { pthread_atfork(NULL, NULL, in_forked_child); }
-
-static inline bool in_runtime(const void *pc)
-{
-    return (const char *)pc >= __start_cfa_runtime_text && (const char *)pc < __stop_cfa_runtime_text;
-}
 
 /* A descriptor whose calls may wait for another thread: a pipe, socket or
  * character device, in blocking mode. A bad descriptor is left to glibc's

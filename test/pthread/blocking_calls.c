@@ -8,6 +8,9 @@
 //   sockets   accept/connect on loopback TCP, send/recv, sendto/recvfrom
 //             and sendmsg/recvmsg on a datagram pair, readv/writev, with
 //             the peer running on the same processor;
+//   poll      poll and epoll_wait on an empty pipe, no timeout: the writer
+//             on the same processor must run; with a 20 ms timeout they
+//             return 0 after it while the counter ran; timeout 0 at once;
 //   POSIX     a non-blocking pipe still fails with EAGAIN, a bad
 //             descriptor with EBADF, regular-file pread/pwrite and
 //             read/write at the file position keep their results.
@@ -18,12 +21,15 @@
 // CHECK: pipe: reader got 'x' after the writer counted 1000
 // CHECK: sleeps: the other thread ran meanwhile
 // CHECK: sockets: tcp, datagram, vectors ok
+// CHECK: poll: poll and epoll_wait woken by a thread of their processor, timeouts ok
 // CHECK: posix: EAGAIN, EBADF, file results ok
 #include "check.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -174,6 +180,48 @@ static void test_sockets(void) {
     printf("sockets: tcp, datagram, vectors ok\n");
 }
 
+/* ---- poll ---- */
+static void test_poll(void) {
+    CHECK_EQ(pipe(pipe_fds), 0);
+    struct pollfd pf = { .fd = pipe_fds[0], .events = POLLIN };
+    CHECK_EQ(poll(&pf, 1, 0), 0);
+    atomic_store(&counted, 0);
+    struct task w;
+    start(&w, pipe_writer, NULL);
+    CHECK_EQ(poll(&pf, 1, -1), 1);
+    CHECK(pf.revents & POLLIN);
+    CHECK_EQ(atomic_load(&counted), 1000);
+    cfa_thread_destroy(&w.thread);
+    char c;
+    CHECK_EQ(read(pipe_fds[0], &c, 1), 1);
+
+    int ep = epoll_create1(0);
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = pipe_fds[0] };
+    CHECK_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, pipe_fds[0], &ev), 0);
+    atomic_store(&counted, 0);
+    start(&w, pipe_writer, NULL);
+    struct epoll_event got;
+    CHECK_EQ(epoll_wait(ep, &got, 1, -1), 1);
+    CHECK_EQ(got.data.fd, pipe_fds[0]);
+    CHECK_EQ(atomic_load(&counted), 1000);
+    cfa_thread_destroy(&w.thread);
+    CHECK_EQ(read(pipe_fds[0], &c, 1), 1);
+
+    atomic_store(&sleeping, 1);
+    struct task k;
+    start(&k, counter, NULL);
+    long before = atomic_load(&counted);
+    CHECK_EQ(poll(&pf, 1, 20), 0);
+    CHECK_EQ(epoll_wait(ep, &got, 1, 20), 0);
+    CHECK(atomic_load(&counted) > before);
+    atomic_store(&sleeping, 0);
+    cfa_thread_destroy(&k.thread);
+    close(ep);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    printf("poll: poll and epoll_wait woken by a thread of their processor, timeouts ok\n");
+}
+
 /* ---- POSIX results ---- */
 static void test_posix(void) {
     int p[2];
@@ -218,6 +266,7 @@ int main(int argc, char **argv) {
         test_pipe();
         test_sleeps();
         test_sockets();
+        test_poll();
         test_posix();
     }
     return 0;
