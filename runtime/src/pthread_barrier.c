@@ -61,9 +61,9 @@ int pthread_barrier_wait(pthread_barrier_t *b)
     pt_qlock(&x->word, QLOCK);
     if (++x->arrived == x->needed) {
         x->arrived = 0;
-        for (struct pt_waiter *it; (it = pt_pop(&x->queue));)
-            pt_grant(it);
+        struct pt_waiter *all = pt_pop_all(&x->queue);
         pt_qunlock(&x->word, QLOCK);
+        pt_grant_all(all);
         return PTHREAD_BARRIER_SERIAL_THREAD;
     }
     pt_push(&x->queue, &w);

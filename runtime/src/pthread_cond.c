@@ -101,9 +101,9 @@ int pthread_cond_signal(pthread_cond_t *c)
         return 0;
     pt_qlock(&x->word, QLOCK);
     struct pt_waiter *w = pt_pop(&x->queue);
+    pt_qunlock(&x->word, QLOCK);
     if (w)
         pt_grant(w);
-    pt_qunlock(&x->word, QLOCK);
     return 0;
 }
 
@@ -115,8 +115,8 @@ int pthread_cond_broadcast(pthread_cond_t *c)
     if (pt_empty(&x->queue))
         return 0;
     pt_qlock(&x->word, QLOCK);
-    for (struct pt_waiter *w; (w = pt_pop(&x->queue));)
-        pt_grant(w);
+    struct pt_waiter *all = pt_pop_all(&x->queue);
     pt_qunlock(&x->word, QLOCK);
+    pt_grant_all(all);
     return 0;
 }

@@ -104,10 +104,11 @@ static void unlock_slow(struct pt_mutex *x)
     } else {
         if (!x->queue.head)
             atomic_fetch_and_explicit(&x->word, ~(unsigned)WAITERS, memory_order_relaxed);
-        atomic_store_explicit(&x->owner, w->id, memory_order_relaxed);
-        pt_grant(w); /* hand-over: LOCKED stays */
+        atomic_store_explicit(&x->owner, w->id, memory_order_relaxed); /* hand-over: LOCKED stays */
     }
     pt_qunlock(&x->word, QLOCK);
+    if (w)
+        pt_grant(w);
 }
 
 static inline void mutex_let_go(struct pt_mutex *x)

@@ -52,19 +52,20 @@ static bool writer_waiting(const struct pt_rwlock *x)
     return false;
 }
 
-/* Under QLOCK, with the lock free: hands it to the oldest waiter(s). */
-static void hand_over(struct pt_rwlock *x)
+/* Under QLOCK, with the lock free: hands it to the oldest waiter(s).
+ * Returns them, linked by `next`, to be granted once QLOCK is let go. */
+static struct pt_waiter *hand_over(struct pt_rwlock *x)
 {
     struct pt_waiter *w = x->queue.head;
     if (!w)
-        return;
+        return NULL;
     if (w->want == WANT_WRITE) {
         pt_pop(&x->queue);
         x->writer = w->id;
-        pt_grant(w);
-        return;
+        w->next = NULL;
+        return w;
     }
-    struct pt_waiter *next;
+    struct pt_waiter *next, *granted = NULL, **last = &granted;
     for (w = x->queue.head; w; w = next) {
         next = w->next;
         if (w->want == WANT_WRITE) {
@@ -73,9 +74,13 @@ static void hand_over(struct pt_rwlock *x)
             continue;
         }
         pt_remove(&x->queue, w);
+        w->popped = true;
         x->readers++;
-        pt_grant(w);
+        w->next = NULL;
+        *last = w;
+        last = &w->next;
     }
+    return granted;
 }
 
 /* deadline: PT_NO_DEADLINE, or -1 for a try. */
@@ -189,8 +194,8 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l)
         x->readers--;
     else
         r = EPERM;
-    if (!x->writer && !x->readers)
-        hand_over(x);
+    struct pt_waiter *granted = !x->writer && !x->readers ? hand_over(x) : NULL;
     pt_qunlock(&x->word, QLOCK);
+    pt_grant_all(granted);
     return r;
 }

@@ -135,7 +135,7 @@ int sem_post(sem_t *s)
     pt_qlock(&x->word, QLOCK);
     struct pt_waiter *w = pt_pop(&x->queue);
     if (w) {
-        pt_grant(w);
+        /* granted below, once the lock is let go */
     } else if (atomic_load_explicit(&x->value, memory_order_relaxed) == SEM_VALUE_MAX) {
         pt_qunlock(&x->word, QLOCK);
         errno = EOVERFLOW;
@@ -144,6 +144,8 @@ int sem_post(sem_t *s)
         atomic_fetch_add_explicit(&x->value, 1, memory_order_release);
     }
     pt_qunlock(&x->word, QLOCK);
+    if (w)
+        pt_grant(w);
     return 0;
 }
 

@@ -93,16 +93,17 @@ int ftrylockfile(FILE *f) { return take(f, -1); }
 void funlockfile(FILE *f)
 {
     struct file_lock *l = lock_of(f);
+    struct pt_waiter *w = NULL;
     pt_qlock(&l->word, QLOCK);
     if (l->owner == pt_self()) {
         if (l->count) {
             l->count--;
         } else {
-            struct pt_waiter *w = pt_pop(&l->queue);
+            w = pt_pop(&l->queue);
             l->owner = w ? w->id : 0;
-            if (w)
-                pt_grant(w);
         }
     }
     pt_qunlock(&l->word, QLOCK);
+    if (w)
+        pt_grant(w);
 }

@@ -185,9 +185,9 @@ static void pthread_ended(void)
     if (atomic_fetch_sub(&live_pthreads, 1) != 1)
         return;
     pt_qlock(&all_done_word, QLOCK);
-    for (struct pt_waiter *w; (w = pt_pop(&all_done_waiters));)
-        pt_grant(w);
+    struct pt_waiter *all = pt_pop_all(&all_done_waiters);
     pt_qunlock(&all_done_word, QLOCK);
+    pt_grant_all(all);
 }
 
 static void wait_for_every_pthread(void)
@@ -216,10 +216,10 @@ static void pthread_main(void *object)
         pt_specific_thread_exit(&pt->thread);
     pt_qlock(&pt->word, QLOCK);
     pt->finished = true;
-    for (struct pt_waiter *w; (w = pt_pop(&pt->joiners));)
-        pt_grant(w);
+    struct pt_waiter *joiners = pt_pop_all(&pt->joiners);
     bool detached = atomic_load_explicit(&pt->claim, memory_order_relaxed) == DETACHED;
     pt_qunlock(&pt->word, QLOCK);
+    pt_grant_all(joiners);
     if (detached)
         reap_later(pt); /* freed once HALTED */
     pthread_ended();

@@ -18,6 +18,7 @@ void pt_waiter_init(struct pt_waiter *w, int want, int64_t deadline)
     atomic_store_explicit(&w->granted, 0, memory_order_relaxed);
     w->want = want;
     w->timed = w->thread && deadline != PT_NO_DEADLINE;
+    w->popped = false;
     if (w->timed)
         cfa_timed_park_init(&w->park);
 }
@@ -63,6 +64,14 @@ void pt_qlock_slow(_Atomic unsigned *word, unsigned bit)
     }
 }
 
+/* After step 2 or a popped waiter's step 3: pt_grant is on its way. */
+static void await_granted(struct pt_waiter *w)
+{
+    unsigned spins = 0;
+    while (!atomic_load_explicit(&w->granted, memory_order_acquire))
+        pt_spin_pause(&spins);
+}
+
 static long futex(_Atomic int *addr, int op, int val, const struct timespec *ts)
 {
     return syscall(SYS_futex, addr, op, val, ts, NULL, FUTEX_BITSET_MATCH_ANY);
@@ -101,17 +110,18 @@ int pt_wait(_Atomic unsigned *word, unsigned bit, struct pt_queue *q, struct pt_
     } else {
         granted = cfa_park_deadline_ns(&w->park, deadline) == CFA_PARK_WOKEN;
     }
-    if (granted)
-        return 0;
-    /* Step 3: the deadline passed; a waker may still have taken w. */
-    pt_qlock(word, bit);
-    if (atomic_load_explicit(&w->granted, memory_order_acquire)) {
+    if (!granted) {
+        /* Step 3: the deadline passed; a waker may still have taken w. */
+        pt_qlock(word, bit);
+        bool popped = w->popped;
+        if (!popped)
+            pt_remove(q, w);
         pt_qunlock(word, bit);
-        return 0;
+        if (!popped)
+            return ETIMEDOUT;
     }
-    pt_remove(q, w);
-    pt_qunlock(word, bit);
-    return ETIMEDOUT;
+    await_granted(w); /* the waker's last touch */
+    return 0;
 }
 
 void pt_grant(struct pt_waiter *w)
@@ -123,11 +133,23 @@ void pt_grant(struct pt_waiter *w)
          * address later is harmless, futex waits loop. */
         futex(&w->granted, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL);
     } else if (w->timed) {
+        /* false: the timeout won, and the waiter waits for `granted`;
+         * true: it returns from its park and waits for `granted` too. */
+        cfa_unpark_timed(&w->park);
         atomic_store_explicit(&w->granted, 1, memory_order_release);
-        cfa_unpark_timed(&w->park); /* false: the timeout won; the waiter sees `granted` */
     } else {
+        /* The waiter parks once whatever it sees (pt_wait), so it cannot
+         * leave before this unpark. */
         atomic_store_explicit(&w->granted, 1, memory_order_release);
         cfa_unpark(t);
+    }
+}
+
+void pt_grant_all(struct pt_waiter *list)
+{
+    for (struct pt_waiter *w = list, *next; w; w = next) {
+        next = w->next; /* w may be gone once granted */
+        pt_grant(w);
     }
 }
 

@@ -21,12 +21,16 @@
  *   1. the waiter fills its record (pt_waiter_init), takes the queue lock,
  *      finds it must wait, queues the record and calls pt_wait, which lets
  *      the queue lock go and blocks;
- *   2. a waker, under the queue lock, takes the record off the queue, sets
- *      up what the waiter is being given (the mutex, a read lock, ...) and
- *      calls pt_grant, still under the lock;
+ *   2. a waker, under the queue lock, takes the record off the queue
+ *      (pt_pop marks it `popped`) and sets up what the waiter is being
+ *      given (the mutex, a read lock, ...); once it has let the queue lock
+ *      go, it calls pt_grant, whose last touch of the record sets
+ *      `granted`. So the waiter returns only after the waker is done with
+ *      the object too: the waiter may destroy it at once (POSIX allows
+ *      that for a semaphore or a barrier, or a mutex just unlocked);
  *   3. a waiter whose deadline passes takes the queue lock: if its record
- *      is still queued it removes it and fails with ETIMEDOUT; if not, it
- *      was granted and succeeds.
+ *      is still queued it removes it and fails with ETIMEDOUT; if it was
+ *      popped, it waits for `granted` and succeeds.
  * The queue lock is held only inside the runtime's code, which preemption
  * never interrupts, so no thread is ever switched out holding it.
  *
@@ -64,6 +68,7 @@ struct pt_waiter {
     _Atomic int           granted;  /* set by the waker, under the queue lock */
     int                   want;     /* what it waits for (the object decides) */
     bool                  timed;    /* a user thread's wait with a deadline */
+    bool                  popped;   /* taken off the queue by a waker (queue lock) */
     struct cfa_timed_park park;     /* its timed park, when `timed` */
 };
 
@@ -96,6 +101,7 @@ static inline void pt_push(struct pt_queue *q, struct pt_waiter *w)
     q->tail = w;
 }
 
+/* Step 2, under the queue lock: the oldest waiter, marked popped. */
 static inline struct pt_waiter *pt_pop(struct pt_queue *q)
 {
     struct pt_waiter *w = q->head;
@@ -103,8 +109,20 @@ static inline struct pt_waiter *pt_pop(struct pt_queue *q)
         pt_set_head(q, w->next);
         if (!w->next)
             q->tail = NULL;
+        w->popped = true;
     }
     return w;
+}
+
+/* Step 2, under the queue lock: every waiter, in order, linked by `next`. */
+static inline struct pt_waiter *pt_pop_all(struct pt_queue *q)
+{
+    struct pt_waiter *all = q->head;
+    for (struct pt_waiter *w = all; w; w = w->next)
+        w->popped = true;
+    pt_set_head(q, NULL);
+    q->tail = NULL;
+    return all;
 }
 
 /* Removes w from q (under the queue lock); false if it is not there. */
@@ -133,8 +151,10 @@ static inline void pt_qunlock(_Atomic unsigned *word, unsigned bit)
 int pt_wait(_Atomic unsigned *word, unsigned bit, struct pt_queue *q, struct pt_waiter *w,
             int64_t deadline, const char *reason);
 
-/* Step 2: under the queue lock, w already off the queue. */
+/* Step 2, once the queue lock is let go: w (popped) may run on. */
 void pt_grant(struct pt_waiter *w);
+/* The same for a list linked by `next` (pt_pop_all). */
+void pt_grant_all(struct pt_waiter *list);
 
 /* A deadline in CLOCK_MONOTONIC ns for an absolute time on `clock`;
  * EINVAL for a malformed time or an unsupported clock. */
