@@ -20,4 +20,10 @@ static inline bool interpose_in_runtime(const void *pc)
 #define PARKS_CALLER() \
     (cfa_this_thread() && !interpose_in_runtime(__builtin_return_address(0)) && !interpose_forked_child)
 
+/* The interposed calls are weak: a program that defines a function of the
+ * same name (its own `poll`, say) keeps it, as it would over glibc's. A
+ * sanitizer's runtime defines them weakly too, and its definitions come
+ * first: under a sanitizer these calls are the sanitizer's (glibc's). */
+#define PT_WEAK __attribute__((weak))
+
 #endif

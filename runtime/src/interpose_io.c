@@ -75,20 +75,20 @@ static bool may_wait(int fd)
 #define BY_DESCRIPTOR(fd, runtime_call, name, ...) \
     return PARKS_CALLER() && may_wait(fd) ? runtime_call : pt_glibc_call(name, __VA_ARGS__)
 
-ssize_t read(int fd, void *buf, size_t n) { BY_DESCRIPTOR(fd, cfa_read(fd, buf, n), read, fd, buf, n); }
-ssize_t write(int fd, const void *buf, size_t n) { BY_DESCRIPTOR(fd, cfa_write(fd, buf, n), write, fd, buf, n); }
-ssize_t readv(int fd, const struct iovec *iov, int n) { BY_DESCRIPTOR(fd, cfa_readv(fd, iov, n), readv, fd, iov, n); }
-ssize_t writev(int fd, const struct iovec *iov, int n) { BY_DESCRIPTOR(fd, cfa_writev(fd, iov, n), writev, fd, iov, n); }
+PT_WEAK ssize_t read(int fd, void *buf, size_t n) { BY_DESCRIPTOR(fd, cfa_read(fd, buf, n), read, fd, buf, n); }
+PT_WEAK ssize_t write(int fd, const void *buf, size_t n) { BY_DESCRIPTOR(fd, cfa_write(fd, buf, n), write, fd, buf, n); }
+PT_WEAK ssize_t readv(int fd, const struct iovec *iov, int n) { BY_DESCRIPTOR(fd, cfa_readv(fd, iov, n), readv, fd, iov, n); }
+PT_WEAK ssize_t writev(int fd, const struct iovec *iov, int n) { BY_DESCRIPTOR(fd, cfa_writev(fd, iov, n), writev, fd, iov, n); }
 
-ssize_t pread(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pread(fd, buf, n, at), pread, fd, buf, n, at); }
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite, fd, buf, n, at); }
-ssize_t pread64(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pread(fd, buf, n, at), pread64, fd, buf, n, at); }
-ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite64, fd, buf, n, at); }
+PT_WEAK ssize_t pread(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pread(fd, buf, n, at), pread, fd, buf, n, at); }
+PT_WEAK ssize_t pwrite(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite, fd, buf, n, at); }
+PT_WEAK ssize_t pread64(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pread(fd, buf, n, at), pread64, fd, buf, n, at); }
+PT_WEAK ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite64, fd, buf, n, at); }
 
-ssize_t recv(int fd, void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_recv(fd, buf, n, flags), recv, fd, buf, n, flags); }
-ssize_t send(int fd, const void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_send(fd, buf, n, flags), send, fd, buf, n, flags); }
-ssize_t recvmsg(int fd, struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_recvmsg(fd, m, flags), recvmsg, fd, m, flags); }
-ssize_t sendmsg(int fd, const struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_sendmsg(fd, m, flags), sendmsg, fd, m, flags); }
+PT_WEAK ssize_t recv(int fd, void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_recv(fd, buf, n, flags), recv, fd, buf, n, flags); }
+PT_WEAK ssize_t send(int fd, const void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_send(fd, buf, n, flags), send, fd, buf, n, flags); }
+PT_WEAK ssize_t recvmsg(int fd, struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_recvmsg(fd, m, flags), recvmsg, fd, m, flags); }
+PT_WEAK ssize_t sendmsg(int fd, const struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_sendmsg(fd, m, flags), sendmsg, fd, m, flags); }
 
 /* recvfrom and sendto: recvmsg and sendmsg with the address in the header. */
 static ssize_t recvfrom_by_msg(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
@@ -108,23 +108,23 @@ static ssize_t sendto_by_msg(int fd, const void *buf, size_t n, int flags, const
     return cfa_sendmsg(fd, &m, flags);
 }
 
-ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
+PT_WEAK ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
 {
     BY_DESCRIPTOR(fd, recvfrom_by_msg(fd, buf, n, flags, from, len), recvfrom, fd, buf, n, flags, from, len);
 }
 
-ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len)
+PT_WEAK ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len)
 {
     BY_DESCRIPTOR(fd, sendto_by_msg(fd, buf, n, flags, to, len), sendto, fd, buf, n, flags, to, len);
 }
 
-int accept(int fd, struct sockaddr *a, socklen_t *len) { BY_DESCRIPTOR(fd, cfa_accept(fd, a, len), accept, fd, a, len); }
-int accept4(int fd, struct sockaddr *a, socklen_t *len, int flags) { BY_DESCRIPTOR(fd, cfa_accept4(fd, a, len, flags), accept4, fd, a, len, flags); }
-int connect(int fd, const struct sockaddr *a, socklen_t len) { BY_DESCRIPTOR(fd, cfa_connect(fd, a, len), connect, fd, a, len); }
+PT_WEAK int accept(int fd, struct sockaddr *a, socklen_t *len) { BY_DESCRIPTOR(fd, cfa_accept(fd, a, len), accept, fd, a, len); }
+PT_WEAK int accept4(int fd, struct sockaddr *a, socklen_t *len, int flags) { BY_DESCRIPTOR(fd, cfa_accept4(fd, a, len, flags), accept4, fd, a, len, flags); }
+PT_WEAK int connect(int fd, const struct sockaddr *a, socklen_t len) { BY_DESCRIPTOR(fd, cfa_connect(fd, a, len), connect, fd, a, len); }
 
 /* ---- sleeping ------------------------------------------------------------ */
 
-unsigned sleep(unsigned seconds)
+PT_WEAK unsigned sleep(unsigned seconds)
 {
     if (!PARKS_CALLER())
         return pt_glibc_call(sleep, seconds);
@@ -132,7 +132,7 @@ unsigned sleep(unsigned seconds)
     return 0;
 }
 
-int usleep(useconds_t us)
+PT_WEAK int usleep(useconds_t us)
 {
     if (!PARKS_CALLER())
         return pt_glibc_call(usleep, us);
@@ -150,7 +150,7 @@ static int64_t timespec_ns(const struct timespec *t)
     return t->tv_sec > INT64_MAX / 1000000000 - 1 ? INT64_MAX : (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
-int nanosleep(const struct timespec *req, struct timespec *rem)
+PT_WEAK int nanosleep(const struct timespec *req, struct timespec *rem)
 {
     if (!PARKS_CALLER())
         return pt_glibc_call(nanosleep, req, rem);
@@ -162,7 +162,7 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
     return 0;
 }
 
-int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem)
+PT_WEAK int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem)
 {
     if (!PARKS_CALLER())
         return pt_glibc_call(clock_nanosleep, clock, flags, req, rem);

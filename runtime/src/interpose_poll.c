@@ -110,7 +110,7 @@ static int wait_for(struct poll_job *j)
     return hand_over(j);
 }
 
-int poll(struct pollfd *fds, nfds_t n, int timeout)
+PT_WEAK int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
     if (!PARKS_CALLER())
         return pt_glibc_call(poll, fds, n, timeout);
@@ -118,7 +118,7 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
     return wait_for(&j);
 }
 
-int epoll_wait(int epfd, struct epoll_event *events, int max, int timeout)
+PT_WEAK int epoll_wait(int epfd, struct epoll_event *events, int max, int timeout)
 {
     if (!PARKS_CALLER())
         return pt_glibc_call(epoll_wait, epfd, events, max, timeout);
