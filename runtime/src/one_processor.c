@@ -3,7 +3,9 @@
  *
  * Owns `cfa_one_processor` and the table of windows (flag test plus
  * unlocked instruction) that cfa/mutex_call.h emits into the section
- * cfa_one_processor_windows.
+ * cfa_one_processor_windows, and the lookup of a PC in any table of
+ * windows (code_window_at; preemption.c also asks it about the
+ * thread-read windows).
  *
  * Invariants:
  *  - the flag is 1 exactly while one processor is registered; it drops
