@@ -162,6 +162,11 @@ void cluster_state_init(struct cfa_cluster_state *cs);
 void monitor_leave_then_halt(struct cfa_mutex_group *g);
 
 /* one_processor.c */
+/* A range of code [start, end) that preemption never stops, as
+ * CFA_WINDOW_IN (cfa/mutex_call.h) records it: two offsets, each relative
+ * to its own address. */
+struct code_window { int32_t start, end; };
+bool code_window_at(const struct code_window *first, const struct code_window *end, uintptr_t pc);
 void one_processor_count_changed(unsigned processors); /* under the registry lock */
 bool one_processor_window_at(uintptr_t pc);
 /* Called by a processor's starter when it is the second: returns once

@@ -448,8 +448,7 @@ void cfa_mutex_enter_slow(struct cfa_thread *self, struct cfa_mutex_group *g, un
 
 void cfa_mutex_outside_thread(void)
 {
-    self_or_fatal("a mutex call");
-    __builtin_unreachable();
+    cfa_fatal("a mutex call from a kernel thread that is not a processor");
 }
 
 /* m is let go of (nested 0) and somebody may wait for it: hand it

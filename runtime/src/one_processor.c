@@ -3,7 +3,9 @@
  *
  * Owns `cfa_one_processor` and the table of windows (flag test plus
  * unlocked instruction) that cfa/mutex_call.h emits into the section
- * cfa_one_processor_windows.
+ * cfa_one_processor_windows, and the lookup of a PC in any table of
+ * windows (code_window_at; preemption.c also asks it about the
+ * thread-read windows).
  *
  * Invariants:
  *  - the flag is 1 exactly while one processor is registered; it drops
@@ -29,20 +31,23 @@
 
 _Atomic unsigned char cfa_one_processor;
 
-struct window { int32_t start, end; }; /* offsets from each field */
+extern const struct code_window __start_cfa_one_processor_windows[] __attribute__((weak));
+extern const struct code_window __stop_cfa_one_processor_windows[] __attribute__((weak));
 
-extern const struct window __start_cfa_one_processor_windows[] __attribute__((weak));
-extern const struct window __stop_cfa_one_processor_windows[] __attribute__((weak));
-
-bool one_processor_window_at(uintptr_t pc)
+bool code_window_at(const struct code_window *first, const struct code_window *end, uintptr_t pc)
 {
-    for (const struct window *w = __start_cfa_one_processor_windows; w < __stop_cfa_one_processor_windows; w++) {
+    for (const struct code_window *w = first; w < end; w++) {
         uintptr_t start = (uintptr_t)&w->start + (intptr_t)w->start;
-        uintptr_t end = (uintptr_t)&w->end + (intptr_t)w->end;
-        if (pc >= start && pc < end)
+        uintptr_t stop = (uintptr_t)&w->end + (intptr_t)w->end;
+        if (pc >= start && pc < stop)
             return true;
     }
     return false;
+}
+
+bool one_processor_window_at(uintptr_t pc)
+{
+    return code_window_at(__start_cfa_one_processor_windows, __stop_cfa_one_processor_windows, pc);
 }
 
 void one_processor_count_changed(unsigned processors)

@@ -14,8 +14,10 @@
  * the pragma at the top of each runtime file), so no runtime critical
  * section is ever cut; and not a shared library (libc's locks are not
  * safe to hold across a switch); and not inside a one-processor window of
- * a mutex call (cfa/mutex_call.h). Elsewhere the tick is dropped and the
- * next one tries again.
+ * a mutex call, nor a thread-read window (the two loads of the running
+ * thread, which a migration between them would make another's; both in
+ * cfa/mutex_call.h). Elsewhere the tick is dropped and the next one tries
+ * again.
  *
  * Under the sanitizers preemption is off: TSan defers asynchronous
  * signals, which a switch inside a handler does not survive, and both
@@ -39,6 +41,8 @@
 #include <ucontext.h>
 
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
+extern const struct code_window __start_cfa_thread_read_windows[] __attribute__((weak));
+extern const struct code_window __stop_cfa_thread_read_windows[] __attribute__((weak));
 
 static uintptr_t program_text_low, program_text_high;
 static long slice_ms; /* CFA_PREEMPTION_MS, set at boot */
@@ -74,7 +78,7 @@ static bool preemptible_at(uintptr_t pc)
         atomic_fetch_add_explicit(&dropped_in_window, 1, memory_order_relaxed);
         return false;
     }
-    return true;
+    return !code_window_at(__start_cfa_thread_read_windows, __stop_cfa_thread_read_windows, pc);
 }
 
 void preemption_counts(unsigned long *signals, unsigned long *yields, unsigned long *in_window)

@@ -41,6 +41,15 @@
 extern "C" {
 #endif
 
+/* A window: an instruction sequence [1b, 2b) that preemption never
+ * stops, recorded in `section` as two offsets, each relative to where it
+ * is stored (no relocation at load time). */
+#define CFA_WINDOW_IN(section)                                                \
+    ".pushsection " section ", \"a\"\n\t"                                    \
+    ".balign 4\n\t"                                                           \
+    ".long 1b - ., 2b - .\n\t"                                                \
+    ".popsection\n\t"
+
 /* The processor the calling kernel thread runs, NULL on one that is not a
  * processor. Its first member is the user thread it runs (the runtime
  * asserts so). Read through asm volatile with a memory clobber: a user
@@ -58,10 +67,25 @@ static inline struct cfa_processor_state *cfa_this_processor_state(void)
     return p;
 }
 
+/* The user thread running this code, NULL on a kernel thread that is not
+ * a processor. Two loads: the processor, from thread-local storage, then
+ * the thread it runs. A thread preempted between them could resume on
+ * another processor still holding the first one's address, whose thread
+ * is by then another (or none), so the loads form a *thread-read window*
+ * (section cfa_thread_read_windows) that preemption never stops
+ * (preemption.c). The offset of the thread-local variable, loaded first,
+ * is the same in every kernel thread. */
 static inline struct cfa_thread *cfa_this_thread(void)
 {
-    struct cfa_processor_state *p = cfa_this_processor_state();
-    return p ? *(struct cfa_thread **)p : NULL;
+    struct cfa_thread *t;
+    __asm__ volatile("    movq cfa_tls_processor@gottpoff(%%rip), %0\n\t"
+                     "1:  movq %%fs:(%0), %0\n\t"
+                     "    testq %0, %0\n\t"
+                     "    jz 2f\n\t"
+                     "    movq (%0), %0\n\t"
+                     "2:\n\t" CFA_WINDOW_IN("cfa_thread_read_windows")
+                     : "=r"(t) : : "memory", "cc");
+    return t;
 }
 
 /* True while the program has exactly one processor (one_processor.c). */
@@ -76,13 +100,8 @@ extern _Atomic unsigned char cfa_one_processor;
 #  define CFA_MUTEX_ATOMICS_ONLY 1
 #endif
 
-/* A window: the flag test and the unlocked instruction, [1b, 2b), as two
- * offsets relative to where each is stored (no relocation at load time). */
-#define CFA_ONE_PROCESSOR_WINDOW                                              \
-    ".pushsection cfa_one_processor_windows, \"a\"\n\t"                      \
-    ".balign 4\n\t"                                                           \
-    ".long 1b - ., 2b - .\n\t"                                                \
-    ".popsection\n\t"
+/* A one-processor window: the flag test and the unlocked instruction. */
+#define CFA_ONE_PROCESSOR_WINDOW CFA_WINDOW_IN("cfa_one_processor_windows")
 
 /* owner: 0 -> self. True if taken; else *seen is the word found. */
 static inline bool cfa_owner_take_free(_Atomic uintptr_t *owner, uintptr_t self, uintptr_t *seen)
