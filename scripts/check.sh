@@ -188,9 +188,9 @@ else
         esac
       done
     fi
-    for cfg in asan:-DCFA_SANITIZE=address tsan:-DCFA_SANITIZE=thread "debug:-DCFA_DEBUG=ON -DCFA_SANITIZER_VARIANTS=OFF"; do
+    for cfg in asan:-DCFA_SANITIZE=address tsan:-DCFA_SANITIZE=thread debug:-DCFA_DEBUG=ON; do
       dir=build-${cfg%%:*}
-      if [ $no_build = 1 ] || build_dir "$dir" "${cfg#*:}" -DCFA_BUILD_COMPILER=OFF \
+      if [ $no_build = 1 ] || build_dir "$dir" "${cfg#*:}" -DCFA_SANITIZER_VARIANTS=OFF -DCFA_BUILD_COMPILER=OFF \
            -DCFA_HOST_CFACC="$top/build/compiler/cfacc"; then
         paths=()
         for s in $SAN_SUITES; do paths+=("$dir/test/$s"); done
