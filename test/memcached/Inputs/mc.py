@@ -230,10 +230,11 @@ def robustness(port):
 
 def maxconns(port):
     cs = [Conn(port) for _ in range(3)]
-    assert cs[0].cmd("version\r\n").startswith("VERSION")
+    v = cs[0].cmd("version\r\n"); assert v.startswith("VERSION"), v
     x = Conn(port)
-    assert x.line() == "ERROR Too many open connections" and x.closed()
-    st = cs[0].stats(); assert int(st["rejected_connections"]) >= 1
+    l = x.line(); assert l == "ERROR Too many open connections", l
+    assert x.closed(), "the refused connection stays open"
+    st = cs[0].stats(); assert int(st["rejected_connections"]) >= 1, st["rejected_connections"]
     print("-c 3: the fourth connection refused as memcached does")
 
 def stress(port, threads=16, ops=1500):
