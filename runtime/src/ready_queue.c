@@ -250,24 +250,34 @@ static inline bool in_my_cache(struct ready_queue *q, struct ready_local *me, un
     return atomic_load_explicit(&q->hints[lane].cache, memory_order_relaxed) == me->cache;
 }
 
-#ifndef CFA_NO_HELPING
-/* A random lane of another processor (thesis 4.4: helping looks at remote
- * lanes only), redrawn up to CACHE_REDRAWS times while it is in another
- * cache instance. NO_TARGET when this processor owns every lane. */
+/* A random lane of another processor, redrawn up to CACHE_REDRAWS times
+ * while it is in another cache instance (thesis 4.4.3: at scale most
+ * lanes are remote, and a thread taken from the own instance brings its
+ * working set along). Helping and stealing both draw this way. Requires
+ * q->count > SHARD_FACTOR. */
 static unsigned remote_lane(struct ready_queue *q, struct ready_local *me)
 {
     unsigned r = random_below(me, q->count - SHARD_FACTOR);
     return r >= lane_base(me) ? r + SHARD_FACTOR : r;
 }
 
+static unsigned cache_preferring_remote_lane(struct ready_queue *q, struct ready_local *me)
+{
+    unsigned lane = remote_lane(q, me);
+    if (topology_has_several_caches())
+        for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, lane); i++)
+            lane = remote_lane(q, me);
+    return lane;
+}
+
+#ifndef CFA_NO_HELPING
+/* A helping target (thesis 4.4: helping looks at remote lanes only).
+ * NO_TARGET when this processor owns every lane. */
 static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
 {
     if (q->count <= SHARD_FACTOR)
         return NO_TARGET;
-    unsigned target = remote_lane(q, me);
-    if (topology_has_several_caches())
-        for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, target); i++)
-            target = remote_lane(q, me);
+    unsigned target = cache_preferring_remote_lane(q, me);
     if (in_my_cache(q, me, target)) STAT_ADD(me->stats.target_same_cache, 1);
     else STAT_ADD(me->stats.target_other_cache, 1);
     return target;
@@ -402,15 +412,12 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
 }
 #endif
 
-/* A random lane to steal from, redrawn like a helping target while it is
- * in another cache instance (thesis 4.4.3): at scale most lanes are
- * remote, and a stolen thread brings its working set along. */
+/* A lane to steal from: drawn like a helping target. */
 static inline unsigned steal_victim(struct ready_queue *q, struct ready_local *me)
 {
-    unsigned victim = random_below(me, q->count);
-    if (topology_has_several_caches())
-        for (int i = 0; i < CACHE_REDRAWS && !in_my_cache(q, me, victim); i++)
-            victim = random_below(me, q->count);
+    unsigned victim = cache_preferring_remote_lane(q, me);
+    if (in_my_cache(q, me, victim)) STAT_ADD(me->stats.victim_same_cache, 1);
+    else STAT_ADD(me->stats.victim_other_cache, 1);
     return victim;
 }
 
@@ -439,9 +446,9 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         STAT_ADD(me->stats.pop_local, 1);
         goto out;
     }
-    for (int i = 0; i < STEAL_TRIES; i++) {
+    for (int i = 0; i < STEAL_TRIES && q->count > SHARD_FACTOR; i++) {
         unsigned victim = steal_victim(q, me);
-        if (victim - base < SHARD_FACTOR || !past_grace(q, victim, now))
+        if (!past_grace(q, victim, now))
             continue;
         if ((t = lane_try_pop(q, victim, now))) {
             STAT_ADD(me->stats.pop_stolen, 1);
@@ -636,6 +643,8 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->os_yields += from->os_yields;
     to->target_same_cache += from->target_same_cache;
     to->target_other_cache += from->target_other_cache;
+    to->victim_same_cache += from->victim_same_cache;
+    to->victim_other_cache += from->victim_other_cache;
     to->steal_same_cache += from->steal_same_cache;
     to->steal_other_cache += from->steal_other_cache;
 }

@@ -89,6 +89,7 @@ struct ready_local {
         /* Cache-aware choices (thesis 4.4.3), by whether the lane chosen
          * was in this processor's cache instance when chosen. */
         _Atomic unsigned long target_same_cache, target_other_cache; /* helping targets drawn */
+        _Atomic unsigned long victim_same_cache, victim_other_cache; /* steal victims drawn */
         _Atomic unsigned long steal_same_cache, steal_other_cache;   /* threads stolen */
     } stats;
 } __attribute__((aligned(64)));

@@ -30,9 +30,9 @@ static void print_cluster(const char *name, struct cfa_cluster_state *cs)
     ready_queue_cache_spread(&cs->ready, &instances, &min_lanes, &max_lanes);
     fprintf(stderr,
             "cfa stats:   cache: instances %u, lanes per instance %u-%u; help targets same %lu, other %lu; "
-            "steals same %lu, other %lu\n",
-            instances, min_lanes, max_lanes, s.target_same_cache, s.target_other_cache, s.steal_same_cache,
-            s.steal_other_cache);
+            "steal victims same %lu, other %lu; steals same %lu, other %lu\n",
+            instances, min_lanes, max_lanes, s.target_same_cache, s.target_other_cache, s.victim_same_cache,
+            s.victim_other_cache, s.steal_same_cache, s.steal_other_cache);
 }
 
 static void print_stats(void)
