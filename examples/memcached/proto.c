@@ -345,7 +345,7 @@ ssize_t mc_parse(const char *buf, size_t len, size_t item_max, struct mc_request
         {"touch", MC_OP_TOUCH}, {"flush_all", MC_OP_FLUSH_ALL}, {"stats", MC_OP_STATS},
         {"version", MC_OP_VERSION}, {"verbosity", MC_OP_VERBOSITY}, {"quit", MC_OP_QUIT},
         {"mg", MC_OP_MG}, {"ms", MC_OP_MS}, {"md", MC_OP_MD}, {"ma", MC_OP_MA},
-        {"mn", MC_OP_MN}, {"me", MC_OP_ME},
+        {"mn", MC_OP_MN}, {"me", MC_OP_ME}, {"debugtime", MC_OP_DEBUGTIME},
     };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (tok_is(c, ops[i].name)) { r->op = ops[i].op; break; }
@@ -392,6 +392,9 @@ ssize_t mc_parse(const char *buf, size_t len, size_t item_max, struct mc_request
         uint32_t level;
         if (!parse_u32(&r->tok[1], &level)) fail(r, E_FORMAT);
         else r->verbosity = level > 2 ? 2 : (int)level;
+        break;
+    case MC_OP_DEBUGTIME:
+        if (n != 3 || !parse_i32(&r->tok[1], &r->exptime) || r->exptime < 0) fail(r, "ERROR");
         break;
     case MC_OP_MG: case MC_OP_MS: case MC_OP_MD: case MC_OP_MA: case MC_OP_MN: case MC_OP_ME:
         parse_meta(r, item_max);

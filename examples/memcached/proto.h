@@ -32,6 +32,7 @@ enum mc_op {
     MC_OP_SET, MC_OP_ADD, MC_OP_REPLACE, MC_OP_APPEND, MC_OP_PREPEND, MC_OP_CAS,
     MC_OP_INCR, MC_OP_DECR, MC_OP_DELETE, MC_OP_TOUCH,
     MC_OP_FLUSH_ALL, MC_OP_STATS, MC_OP_VERSION, MC_OP_VERBOSITY, MC_OP_QUIT,
+    MC_OP_DEBUGTIME,    /* `debugtime <seconds>`: advance a --test-clock (in exptime) */
     MC_OP_MG, MC_OP_MS, MC_OP_MD, MC_OP_MA, MC_OP_MN, MC_OP_ME,
     MC_OP_CLOSE,        /* close without a reply (an HTTP request line) */
 };

@@ -109,19 +109,21 @@ def functional(port):
     c.send("set q 0 0 1 noreply\r\nq\r\nincr n 1 noreply\r\ndelete zz noreply\r\nset q2 0 0 1 noreply\r\nx\r\n")
     assert c.cmd("mn\r\n") == "MN" and "q" in c.get("q", "q2"); print("noreply: silent")
     assert c.cmd("delete a\r\n") == "DELETED" and c.cmd("delete a\r\n") == "NOT_FOUND"
-    # expiry: relative, negative (now), absolute unix time (> 30 days), touch, gat
-    now = int(time.time())
+    # expiry: relative, negative (now), absolute unix time (> 30 days), touch,
+    # gat, on the server's test clock: it moves only by `debugtime`
+    assert c.cmd("debugtime 0\r\n") == "OK"
+    now = int(c.stats()["time"])
     c.cmd("set r 0 1 1\r\nr\r\n"); c.cmd("set neg 0 -1 1\r\nn\r\n")
     c.cmd("set abs 0 %d 1\r\na\r\n" % (now + 1)); c.cmd("set past 0 %d 1\r\np\r\n" % (now - 100))
     c.cmd("set long 0 %d 1\r\nl\r\n" % (now + 3600)); c.cmd("set t 0 1 1\r\nt\r\n")
     assert c.get("neg", "past") == {} and set(c.get("r", "abs", "long")) == {"r", "abs", "long"}
     assert c.cmd("touch t 100\r\n") == "TOUCHED" and c.cmd("touch nokey 1\r\n") == "NOT_FOUND"
     assert c.get("long", cmd="gat 0") == {"long": (b"l", 0)}
-    time.sleep(2.2)
+    assert c.cmd("debugtime 1\r\n") == "OK"
     assert c.get("r", "abs") == {} and set(c.get("t", "long")) == {"t", "long"}; print("expiry: relative, absolute, touch, gat")
     c.cmd("set f 0 0 1\r\nf\r\n")
     assert c.cmd("flush_all 2\r\n") == "OK" and "f" in c.get("f")
-    time.sleep(3.1)
+    assert c.cmd("debugtime 2\r\n") == "OK"
     assert c.get("f", "t") == {}
     c.cmd("set g 0 0 1\r\ng\r\n")
     assert c.cmd("flush_all\r\n") == "OK" and c.get("g") == {}
@@ -164,6 +166,7 @@ def eviction(port):
     """-m 2: 400 items of 20 KB (8 MB) through 2 MB; a key read between
     every store survives, the oldest go, memory stays under the limit."""
     c = Conn(port)
+    assert c.cmd("debugtime 1\r\n") == "ERROR"   # the real clock: no such command
     v = b"v" * 20000
     c.cmd(b"set hot 0 0 5\r\nhello\r\n")
     for i in range(400):
@@ -321,7 +324,8 @@ def run(scenario, extra):
 def main():
     global SERVER
     SERVER, scenario = sys.argv[1], sys.argv[2]
-    extra = {"eviction": ["-m", "2", "-I", "1m"], "maxconns": ["-c", "3"]}.get(scenario, [])
+    extra = {"eviction": ["-m", "2", "-I", "1m"], "maxconns": ["-c", "3"],
+             "functional": ["--test-clock"]}.get(scenario, [])
     for _ in range(int(sys.argv[3]) if len(sys.argv) > 3 else 1):
         run(scenario, extra)
 
