@@ -18,8 +18,7 @@
 #   FileCheck, not, count   from LLVM 19 (found by CMake)
 #   %memcached   Debian's memcached (feature `memcached`)
 #   %cfa-lib     the build's libcfa.a
-# Features: asan, tsan, sanitizer, stress, cfacc, shared (the design repo's
-# conformance programs are reachable: %shared is their root), debug (the
+# Features: asan, tsan, sanitizer, stress, cfacc, debug (the
 # runtime checks its invariants: CFA_DEBUG, cfa/debug.h's hooks exist),
 # memcached, libmemcached-tools (memccapable, memccp, memccat), and one per
 # tool that some tests drive: cmake, ninja, make, valgrind, pkg-config,
@@ -128,19 +127,6 @@ if memcached:
     config.substitutions.append(("%memcached", memcached))
 if shutil.which("memccapable") and shutil.which("memccp") and shutil.which("memccat"):
     config.available_features.add("libmemcached-tools")
-
-# The shared design repository (conformance programs): CFA_SHARED_DIR, or
-# `shared` beside the source tree, or /work/shared.
-for cand in [os.environ.get("CFA_SHARED_DIR", ""),
-             os.path.join(os.path.dirname(config.cfa_src_root), "shared"),
-             "/work/shared"]:
-    if cand and os.path.isdir(os.path.join(cand, "conformance")):
-        config.cfa_shared_root = cand
-        config.available_features.add("shared")
-        config.substitutions.append(("%shared", cand))
-        break
-else:
-    config.cfa_shared_root = None
 
 if not os.path.exists(config.filecheck):
     lit_config.fatal("FileCheck not found at %s" % config.filecheck)

@@ -397,7 +397,7 @@ private:
     return I; // the monitor expressions and the body are scanned normally
   }
 
-  // A waitfor statement (LANGUAGE.md section 6) becomes one if/else-if
+  // A waitfor statement (docs/language.md section 6) becomes one if/else-if
   // chain, every clause statement in place, that runs twice (the
   // __cfa_waitfor helpers in the prelude):
   //

@@ -5,7 +5,7 @@
 // file's leading directives (LeadingDirectives.h), ends in `#line`), a SourceMap
 // back to the input, the extension types the file declares, and lexical
 // errors. Clang's raw Lexer supplies the tokens; preprocessor directives are
-// left untouched. Every construct is contextual (LANGUAGE.md section 1):
+// left untouched. Every construct is contextual (docs/language.md section 1):
 //
 //   thread X {  /  coroutine X {   -> struct X { ... <descriptor member>; }
 //   monitor X {                    -> struct X { ... struct cfa_monitor __cfa_monitor; }

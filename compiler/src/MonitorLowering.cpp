@@ -1,5 +1,5 @@
 // MonitorLowering: mutex parameters, mutex statements and waitfor
-// (LANGUAGE.md sections 4 to 6), the parts that need types. The extension
+// (docs/language.md sections 4 to 6), the parts that need types. The extension
 // lexer has already given the constructs their C shape (see
 // ExtensionLexer.h); it marks what it cannot decide without types:
 //

@@ -1,5 +1,5 @@
 // ObjectLifetimeLowering: the lifetime of declared threads, coroutines,
-// processors and clusters (LANGUAGE.md sections 2, 3 and 7), and the
+// processors and clusters (docs/language.md sections 2, 3 and 7), and the
 // all-zero start of monitors and conditions (sections 1, 4 and 5).
 //
 //  - automatic objects: zero-initialised when they have no initializer,

@@ -1,5 +1,5 @@
 // StatementSyntax: the statement structure the extension lexer needs to
-// desugar cfa-lite's statements (LANGUAGE.md sections 4 and 6), on code
+// desugar cfa-lite's statements (docs/language.md sections 4 and 6), on code
 // tokens, before Clang parses anything:
 //
 //   mutex (a, b) { ... }

@@ -32,9 +32,9 @@ enum {
      * next pop examines it (and draws none): one pop in nine looks at a
      * remote lane. Each look reads a line another processor keeps
      * rewriting; at one in three (the thesis's "half of the dequeues" with
-     * our alternation) cycle on 2 processors ran at 0.5-0.7 of the
-     * no-helping baseline on the development VM, at one in nine near 0.9,
-     * and the Transfer benchmark still completes. */
+     * our alternation) cycle on 2 processors runs at 0.5-0.7 of the
+     * no-helping baseline on a 2-CPU VM, at one in nine near 0.9, and the
+     * Transfer benchmark still completes. */
     HELP_ONE_IN = 8,
     /* ...adapted per processor: each examination that declines doubles
      * the processor's 1-in-N (up to HELP_ONE_IN_MAX), each help brings it
@@ -42,7 +42,7 @@ enum {
      * helping (a remote line read, and the owner's next write to it): in
      * the symmetric benchmarks nearly every one declines, and at 1 in 9
      * they cost 0.65-0.75 of the baseline's throughput on 2 processors of
-     * this VM (a cache line moves between its cores in ~100 ns). A
+     * a VM whose cores pass a cache line in ~100 ns. A
      * starved lane is still examined within ~HELP_ONE_IN_MAX pops, and
      * once helping pays it goes at full rate (Transfer). */
     HELP_ONE_IN_MAX = 256,
@@ -51,27 +51,23 @@ enum {
      * (a cache miss, a page fault, a descheduled kernel thread) are not
      * worth a migration. 2 migrated often in the symmetric Cycle
      * benchmark; 8 rarely (0.7% of pops), while a starved lane's age grows
-     * without bound and is helped all the same. Session 4, with Cycle at
-     * one token per ring and each processor's rings started on it, helps
-     * still come from this VM's stalls (a vCPU descheduled for tens of
-     * microseconds), each moving a whole ring, and Cycle on 2 processors
-     * ran at 0.78-0.95 of the balanced baseline. 64 gave 0.95 but
-     * Transfer's latency went from 150-250 us to about 1 ms. */
+     * without bound and is helped all the same. With Cycle at one token per
+     * ring and each processor's rings started on it, the remaining helps
+     * come from VM stalls (a vCPU descheduled for tens of microseconds),
+     * each moving a whole ring. 64 rather than 8 takes Transfer's latency
+     * from 150-250 us to about 1 ms. */
     HELP_BIAS = 8,
     /* ...and only when that wait exceeds this many TSC cycles (about 100
-     * us at 2.6 GHz), however small the local wait. Session 5 measured
-     * what a help costs when it is a vCPU stall that aged the lane: the
+     * us at 2.6 GHz), however small the local wait, because a help whose
+     * lane was aged by a vCPU stall costs 300-700 us of lost work: the
      * helped thread wakes the rest of its ring onto the helper (unpark is
      * local), so each help migrates a ring, and the rings flow back on
-     * the next stall the other way. On this VM's worse days (its two
-     * vCPUs further apart) ~800 helps/s took Cycle on 2 processors to
-     * 0.63-0.67 of the baseline, while examining without helping cost
-     * 0.95: 300-700 us of lost work per help. Stalls rarely outlast
-     * 100 us; a lane starved by a thread that will not yield ages
-     * without bound and is still helped, ~100 us later (Transfer yield:
-     * 160 us -> 240 us with a floor of 77 us, 390 us with 154 us). A
-     * floor of 50 us, tried in session 4 on a better day, had changed
-     * nothing measurable. */
+     * the next stall the other way (~800 such helps/s take Cycle on 2
+     * processors to 0.63-0.67 of the baseline, against 0.95 for examining
+     * without helping). Stalls rarely outlast 100 us; a lane starved by a
+     * thread that will not yield ages without bound and is still helped,
+     * ~100 us later (Transfer yield: 160 us without the floor, 240 us
+     * with 77 us, 390 us with 154 us). */
     HELP_FLOOR_TSC = 1u << 18,
     /* A target in another cache instance is redrawn this many times. */
     CACHE_REDRAWS = 2,

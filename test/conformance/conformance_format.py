@@ -1,5 +1,5 @@
-"""ConformanceFormat: lit test format reproducing the design repository's
-conformance/run.sh for one NAME.cfa and its side files (see lit.local.cfg).
+"""ConformanceFormat: lit test format for one contract program NAME.cfa and
+its side files (see lit.local.cfg): compile, run, compare.
 It lives in a module (not lit.local.cfg) so lit's worker processes can
 unpickle it."""
 import os

@@ -1,6 +1,6 @@
 /* cfa/prelude.h: what every translated cfa-lite file sees first.
  *
- * Owns the language's built-in names (LANGUAGE.md sections 5, 7 and 8):
+ * Owns the language's built-in names (docs/language.md sections 5, 7 and 8):
  * the types `processor`, `cluster`, `condition` and `Duration`; yield,
  * park, unpark, active_thread, suspend, sleep, migrate, default_cluster,
  * current_cluster, wait, signal, signal_block, front, empty, available,
@@ -119,7 +119,7 @@ __CFA_MISUSE("signal_block needs a pointer to a condition") void signal_block(co
 __CFA_MISUSE("front needs a pointer to a condition") void front(const volatile void *c) __CFA_NOT_NULL(c);
 __CFA_MISUSE("empty needs a pointer to a condition") void empty(const volatile void *c) __CFA_NOT_NULL(c);
 
-/* ---- I/O: the cfa_* calls and their futures (LANGUAGE.md section 9) --- */
+/* ---- I/O: the cfa_* calls and their futures (docs/language.md section 9) --- */
 
 /* wait and available on an `io_future *` (filled by an async_* call):
  * wait blocks the thread until the operation completes and returns its
@@ -153,13 +153,13 @@ struct cfa_monitor *__cfa_monitor_of()
 const void *__cfa_waitfor_unlowered(void)
     __attribute__((error("cfacc left a waitfor function unlowered")));
 
-/* The identity of overloaded mutex functions (LANGUAGE.md section 4): one
+/* The identity of overloaded mutex functions (docs/language.md section 4): one
  * per name, program-wide, so that waitfor(name, m) accepts every overload.
  * cfacc defines the object weakly at the end of each unit that uses it. */
 #define __cfa_mutex_name(name) \
     (__extension__ ({ extern const char __cfa_mutex_id_##name; (const void *)&__cfa_mutex_id_##name; }))
 
-/* One waitfor statement (LANGUAGE.md section 6). The lexer turns the
+/* One waitfor statement (docs/language.md section 6). The lexer turns the
  * clauses into one if/else-if chain that runs twice: the first time every
  * condition records its clause (when its `when` guard holds) and is false,
  * so the final else waits; the second time (`done`) the chain selects the

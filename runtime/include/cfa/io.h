@@ -1,5 +1,5 @@
 /* cfa/io.h: I/O that blocks the calling user thread, not its processor
- * (LANGUAGE.md section 9; the design is docs/io.md).
+ * (docs/language.md section 9; the design is docs/io.md).
  *
  * Synchronous calls: cfa_read ... cfa_sendfile have the signature, the
  * result and the errno of the system call they are named after. While one
