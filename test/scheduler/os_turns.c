@@ -68,7 +68,7 @@ static void run(bool with_hogs) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN), nhogs = 0;
     if (with_hogs)
         for (; nhogs < 2 * cpus && nhogs < MAX_HOGS; nhogs++)
-            CHECK_EQ(pthread_create(&hogs[nhogs], NULL, hog, NULL), 0);
+            CHECK_EQ(cfa_kernel_thread_create(&hogs[nhogs], NULL, hog, NULL), 0);
     uint64_t tsc0 = __builtin_ia32_rdtsc();
     struct extra_procs extra;
     procs_start(&extra, PROCESSORS);
@@ -81,7 +81,7 @@ static void run(bool with_hogs) {
     for (int i = 0; i < SPINNERS; i++) cfa_thread_join(&th[i]);
     procs_stop(&extra);
     atomic_store(&hogs_stop, true);
-    for (long i = 0; i < nhogs; i++) CHECK_EQ(pthread_join(hogs[i], NULL), 0);
+    for (long i = 0; i < nhogs; i++) CHECK_EQ(cfa_kernel_thread_join(hogs[i], NULL), 0);
     printf("decisions %ld\n", atomic_load(&decisions));
     /* Up to here: after the stop, the main processor makes no decision. */
     printf("turns %llu\n", (unsigned long long)((__builtin_ia32_rdtsc() - tsc0) / OS_TURN_TSC));
