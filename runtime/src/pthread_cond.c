@@ -1,16 +1,35 @@
 /* pthread_cond.c: condition variables that block only the calling user
- * thread (the shared protocol is in pthread_wait.h).
+ * thread (the protocol shared by every object is in pthread_wait.h).
  *
  * State, inside glibc's pthread_cond_t: a word whose bit QLOCK is the
  * queue lock, the clock of timed waits (the attribute's), and the FIFO of
- * waiters. A waiter queues itself before it lets the mutex go, so a
- * signal sent once the signaller holds the mutex cannot be missed; signal
- * takes the oldest waiter off the queue and broadcast all of them, and
- * each retakes the mutex before returning. A process-shared condition
- * variable is glibc's (bit 0 of glibc's __wrefs marks it).
+ * waiters. A process-shared condition variable is glibc's (bit 0 of
+ * glibc's __wrefs marks it).
+ *
+ * Protocol (the waiter holds the mutex m when it calls wait):
+ *   W1. the waiter takes QLOCK and queues its record;
+ *   W2. it lets m go (all of a recursive mutex's count);
+ *   W3. it lets QLOCK go and blocks until granted (or its deadline passes:
+ *       pthread_wait.h, step 3);
+ *   W4. it retakes m, and its recursive count, and returns.
+ *   S1. a signaller (holding m or not) looks at the queue's head without
+ *       QLOCK: empty, it returns at once;
+ *   S2. otherwise it takes QLOCK, takes the oldest record (broadcast: all
+ *       of them) off the queue, lets QLOCK go, and grants each.
+ * Invariant: a waiter is queued before it lets m go (W1 before W2). A
+ * signaller that changed the predicate under m took m after every waiter
+ * that saw the old predicate let it go, so its S1 sees them queued (m's
+ * release and acquire order the queue's head): S1's empty answer never
+ * loses a waiter, whether the waiter is a user thread or a kernel thread.
+ * The test hook's step CFA_STEP_COND_RELEASED sits between W2 and W3, run
+ * without QLOCK (test/pthread/cond_lost_wakeup.c holds a waiter there
+ * while another thread takes m and signals).
+ * Lock order: QLOCK, then m's queue lock (W2 under QLOCK).
  */
 #include "pthread_wait.h"
 #include "pthread_mutex.h"
+
+#include <cfa/test_hook.h>
 
 #include <stddef.h>
 
@@ -55,16 +74,22 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
     struct pt_cond *x = (struct pt_cond *)c;
     struct pt_waiter w;
     pt_waiter_init(&w, 0, deadline);
-    pt_qlock(&x->word, QLOCK);
+    pt_qlock(&x->word, QLOCK); /* W1 */
+    pt_push(&x->queue, &w);
     unsigned count;
-    int r = pt_mutex_release_for_wait(m, &count);
+    int r = pt_mutex_release_for_wait(m, &count); /* W2 */
     if (r) {
+        pt_remove(&x->queue, &w);
         pt_qunlock(&x->word, QLOCK);
         return r;
     }
-    pt_push(&x->queue, &w);
-    r = pt_wait(&x->word, QLOCK, &x->queue, &w, deadline, "pthread_cond_wait");
-    pt_mutex_retake_after_wait(m, count);
+    if (cfa_test_hook) { /* without QLOCK: the signaller it waits for needs it */
+        pt_qunlock(&x->word, QLOCK);
+        cfa_test_hook(CFA_STEP_COND_RELEASED);
+        pt_qlock(&x->word, QLOCK);
+    }
+    r = pt_wait(&x->word, QLOCK, &x->queue, &w, deadline, "pthread_cond_wait"); /* W3 */
+    pt_mutex_retake_after_wait(m, count); /* W4 */
     return r;
 }
 
@@ -97,9 +122,9 @@ int pthread_cond_signal(pthread_cond_t *c)
     if (is_glibc(c))
         return pt_real(pthread_cond_signal)(c);
     struct pt_cond *x = (struct pt_cond *)c;
-    if (pt_empty(&x->queue)) /* nobody queued before the signaller's mutex section */
+    if (pt_empty(&x->queue)) /* S1: nobody queued before the signaller's mutex section */
         return 0;
-    pt_qlock(&x->word, QLOCK);
+    pt_qlock(&x->word, QLOCK); /* S2 */
     struct pt_waiter *w = pt_pop(&x->queue);
     pt_qunlock(&x->word, QLOCK);
     if (w)
@@ -112,9 +137,9 @@ int pthread_cond_broadcast(pthread_cond_t *c)
     if (is_glibc(c))
         return pt_real(pthread_cond_broadcast)(c);
     struct pt_cond *x = (struct pt_cond *)c;
-    if (pt_empty(&x->queue))
+    if (pt_empty(&x->queue)) /* S1 */
         return 0;
-    pt_qlock(&x->word, QLOCK);
+    pt_qlock(&x->word, QLOCK); /* S2 */
     struct pt_waiter *all = pt_pop_all(&x->queue);
     pt_qunlock(&x->word, QLOCK);
     pt_grant_all(all);
