@@ -5,7 +5,7 @@
 // whole Linux slice; the next turn starts when the yield returns (longer
 // after a yield that kept it off the CPU for long: the back-off). Four
 // threads keep two processors busy for 300 ms, each spinning a little
-// between cfa_yield calls, alone and beside CPU hogs (two pthreads per
+// between cfa_yield calls, alone and beside CPU hogs (two kernel threads per
 // CPU spinning). Checked from CFA_STATS, whatever the machine's load:
 //   the processors yielded to the OS at least once (300 ms of work spans
 //   many turns, and the TSC runs while the OS keeps a processor off its
