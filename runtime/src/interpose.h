@@ -2,14 +2,14 @@
  * interpose_poll.c) should park its caller: the caller is a user thread,
  * outside the runtime (its return address is not in the runtime's text
  * section: the runtime's own calls are glibc's), in the process that
- * started the runtime (a fork()ed child has no processors of its own). */
+ * started the runtime (a fork()ed child has no processors of its own:
+ * fork.c). */
 #ifndef CFA_INTERPOSE_H
 #define CFA_INTERPOSE_H
 
 #include "pthread_wait.h"
 
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
-extern bool interpose_forked_child;
 
 static inline bool interpose_in_runtime(const void *pc)
 {
@@ -18,7 +18,7 @@ static inline bool interpose_in_runtime(const void *pc)
 
 /* A macro: the return address must be the interposed function's own. */
 #define PARKS_CALLER() \
-    (cfa_this_thread() && !interpose_in_runtime(__builtin_return_address(0)) && !interpose_forked_child)
+    (cfa_this_thread() && !interpose_in_runtime(__builtin_return_address(0)) && !runtime_forked_child)
 
 /* The interposed calls are weak: a program that defines a function of the
  * same name (its own `poll`, say) keeps it, as it would over glibc's. A

@@ -56,10 +56,6 @@ PT_INTERCEPTOR(int, usleep, useconds_t);
 PT_INTERCEPTOR(int, nanosleep, const struct timespec *, struct timespec *);
 PT_INTERCEPTOR(int, clock_nanosleep, clockid_t, int, const struct timespec *, struct timespec *);
 
-bool interpose_forked_child;
-static void in_forked_child(void) { interpose_forked_child = true; }
-__attribute__((constructor)) static void watch_fork(void) { pthread_atfork(NULL, NULL, in_forked_child); }
-
 /* A descriptor whose calls may wait for another thread: a pipe, socket or
  * character device, in blocking mode. A bad descriptor is left to glibc's
  * call, which reports it. */

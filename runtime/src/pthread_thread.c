@@ -227,6 +227,8 @@ static void pthread_main(void *object)
 
 int pthread_create(pthread_t *result, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
+    if (runtime_forked_child) /* before any lock a vanished thread may hold */
+        runtime_forked_child_refuses("pthread_create");
     size_t stack_size = 0;
     int detach = PTHREAD_CREATE_JOINABLE;
     if (attr) {

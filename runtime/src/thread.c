@@ -89,6 +89,8 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
 {
     if (atomic_load_explicit(&t->state, memory_order_relaxed) != CFA_THREAD_INACTIVE)
         cfa_fatal("thread %s (type %s) started twice", cfa_thread_name(t), type_name);
+    if (runtime_forked_child)
+        runtime_forked_child_refuses("a thread started");
     cfa_coroutine_setup(&t->self, main, object, type_name);
     t->self.stack_size = stack_size;
     stack_acquire(&t->self.stack, stack_size);
