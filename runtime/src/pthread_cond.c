@@ -25,6 +25,9 @@
  * without QLOCK (test/pthread/cond_lost_wakeup.c holds a waiter there
  * while another thread takes m and signals).
  * Lock order: QLOCK, then m's queue lock (W2 under QLOCK).
+ * runtime/verify/pthread_cond.pml checks these steps with the mutex's
+ * (pthread_mutex.c) exhaustively for user-thread and kernel-thread
+ * waiters (`make verify`).
  */
 #include "pthread_wait.h"
 #include "pthread_mutex.h"

@@ -16,6 +16,21 @@
  * slow path once). A free mutex is taken, and one with an empty queue is
  * let go, by one compare-and-swap on the word.
  *
+ * Protocol:
+ *   L1. lock: one compare-and-swap of the word from 0 to LOCKED (free, no
+ *       waiters, QLOCK not held); done if it succeeds;
+ *   L2. otherwise, under QLOCK: a mutex without LOCKED is taken; else the
+ *       caller queues its record, sets WAITERS and waits (pt_wait);
+ *   U1. unlock: one compare-and-swap of the word from LOCKED to 0; done if
+ *       it succeeds (no waiters, QLOCK not held);
+ *   U2. otherwise, under QLOCK: the oldest waiter becomes the owner with
+ *       LOCKED left set (WAITERS cleared with the last one), and is granted
+ *       once QLOCK is let go; with nobody queued, LOCKED and WAITERS clear.
+ * A waiter queues (L2) with QLOCK held and the word's QLOCK bit makes U1
+ * fail, so an unlock either sees the waiter at U2 or ran before L2 took
+ * QLOCK and then L2 finds the mutex free: no waiter sleeps on a free
+ * mutex.
+ *
  * Types as glibc: a normal mutex relocked by its owner deadlocks and may
  * be unlocked by anyone; error-checking and recursive ones check the
  * owner (EDEADLK, EPERM); the recursive count stops at UINT_MAX (EAGAIN).
