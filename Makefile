@@ -3,7 +3,8 @@
 #   make demo    set up, build, run the showcase program
 #   make check   set up, build build/ build-asan/ build-tsan/ build-debug/,
 #                run every test
-#   make verify  model-check the idle-sleep protocol with SPIN (runtime/verify)
+#   make verify  model-check the idle-sleep and pthread condition variable
+#                protocols with SPIN (runtime/verify)
 #
 # Parts: setup, build, build-asan, build-tsan, build-debug, test, bench, clean.
 # JOBS=n limits build parallelism (default: number of CPUs).
@@ -56,9 +57,9 @@ demo: build
 check: setup
 	@JOBS=$(JOBS) scripts/check.sh
 
-# The idle-sleep / wake-up protocol, checked exhaustively by SPIN; also
-# shows that a broken variant of the protocol is caught. See
-# runtime/verify/run.sh and docs/scheduler.md.
+# The idle-sleep / wake-up protocol and the pthread condition variable's,
+# checked exhaustively by SPIN; also shows that a broken variant of each
+# is caught. See runtime/verify/run.sh, docs/scheduler.md, docs/pthreads.md.
 verify: setup
 	@CC=$(CC) runtime/verify/run.sh
 

@@ -11,8 +11,8 @@
 #      ($SAN_SUITES, default all but translate and diagnostics, which only
 #      look at cfacc's output);
 #   3. the stress pass: the runtime suite again with -Dstress=$STRESS;
-#   4. `make verify`'s model check of the idle-sleep protocol
-#      (runtime/verify/run.sh: SPIN, exhaustive), counted as one test,
+#   4. `make verify`'s model checks of the idle-sleep and pthread
+#      condition variable protocols (runtime/verify/run.sh: SPIN, exhaustive), counted as one test,
 #      once whatever --repeat says (it is exhaustive, not a sample);
 #   5. a final line "N passed, N failed" summing every lit run (a build that
 #      fails counts as one failure); exit status non-zero on any failure.

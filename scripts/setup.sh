@@ -20,6 +20,7 @@ apt_packages=(
   gdb       # test/tools: the runtime's gdb extension
   memcached libmemcached-tools  # test/memcached: the peer and its protocol checker
   spin      # make verify: the idle-sleep protocol model
+  libsqlite3-dev  # test/pthread/sqlite_threads.c: SQLite's own locks on user threads
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../include/glibc_pthread.h" /* the pthread peers are glibc's */
 
 /* CPU time of the calling kernel thread, as the thesis's harness: on one
  * processor every cfa-lite benchmark runs on this kernel thread, and time

@@ -5,7 +5,8 @@
  *   CFA_STATS=1 build/bench/os_turns alone|hogs [ms]     (default 300 ms)
  *
  * Four threads keep two processors busy, each spinning a little between
- * cfa_yield calls, alone or beside two CPU-spinning pthreads per CPU.
+ * cfa_yield calls, alone or beside two CPU-spinning kernel threads per CPU
+ * (cfa_kernel_thread_create: a pthread_create here would make user threads).
  * Prints the scheduling decisions made; CFA_STATS prints "os yields" at
  * exit. On an idle machine, alone: about one yield per 0.4 ms turn per
  * processor; among hogs the back-off brings it to about 10 in 300 ms. */
@@ -51,7 +52,7 @@ int main(int argc, char **argv) {
     long nhogs = 0, cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (!strcmp(argv[1], "hogs"))
         for (; nhogs < 2 * cpus && nhogs < MAX_HOGS; nhogs++)
-            pthread_create(&hogs[nhogs], NULL, hog, NULL);
+            cfa_kernel_thread_create(&hogs[nhogs], NULL, hog, NULL);
     struct cfa_processor extra = {0};
     cfa_processor_start(&extra);
     until = cfa_clock_ns() + ms * 1000000;
@@ -60,7 +61,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < SPINNERS; i++) cfa_thread_join(&th[i]);
     cfa_processor_stop(&extra);
     atomic_store(&hogs_stop, 1);
-    for (long i = 0; i < nhogs; i++) pthread_join(hogs[i], NULL);
+    for (long i = 0; i < nhogs; i++) cfa_kernel_thread_join(hogs[i], NULL);
     printf("%s, %ld ms on 2 processors: %ld scheduling decisions\n", argv[1], ms, atomic_load(&decisions));
     return 0;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "../include/glibc_pthread.h" /* the pthread peers are glibc's */
 
 static double now_ns(void)
 {

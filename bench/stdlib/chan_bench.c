@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../include/glibc_pthread.h" /* the pthread peers are glibc's */
 
 channel_type(Longs, long);
 

@@ -35,6 +35,7 @@
 #include "ready_queue.h"
 #include "rwlock.h"
 #include "idle.h"
+#include "kthread.h"
 
 struct io_context;
 
@@ -148,6 +149,16 @@ static inline void thread_make_ready(struct cfa_thread *t, enum push_where where
 /* Unparks t for a caller that blocks right after: t runs next on this
  * processor, without a trip through the ready queue (thread.c). */
 void thread_unpark_before_blocking(struct cfa_thread *t);
+
+/* fork.c: true in a process made by fork() (it has no processors but
+ * the forking thread's); starting a thread or processor there stops the
+ * program with a message naming `what`. */
+extern bool runtime_forked_child;
+void runtime_forked_child_refuses(const char *what) __attribute__((noreturn));
+
+/* pthread_key.c: runs the key destructors of a thread whose main
+ * returned, on the thread, and frees its values. */
+void pt_specific_thread_exit(struct cfa_thread *t);
 
 /* processor.c */
 void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *handle,

@@ -348,6 +348,8 @@ void cfa_processor_start(struct cfa_processor *p)
 {
     if (p->state)
         cfa_fatal("processor %p started twice", (void *)p);
+    if (runtime_forked_child)
+        runtime_forked_child_refuses("a processor started");
     struct cfa_cluster *cl = p->cluster ? p->cluster : cfa_current_cluster();
     if (!cl->state)
         cfa_fatal("processor started on cluster %s before cfa_cluster_init", cl->name ? cl->name : "(unnamed)");

@@ -22,6 +22,7 @@
 #include "spinlock.h"
 #include "stack.h"
 
+#include <errno.h>
 #include <string.h>
 
 static _Atomic uint64_t next_thread_id = 1;
@@ -50,11 +51,19 @@ void thread_check_transition(struct cfa_thread *t, int to, const char *file, int
 }
 #endif
 
+/* errno belongs to the user thread: it is saved before every switch out
+ * and restored when the thread runs again, possibly on another kernel
+ * thread. Out of line, so errno's address (a const function of the kernel
+ * thread) is computed again after the switch. */
+static __attribute__((noinline)) void errno_restore(int value) { errno = value; }
+
 void schedule_out(struct cfa_thread *t, enum post_action action)
 {
+    int saved_errno = errno;
     struct cfa_processor_state *p = this_processor();
     p->post = action;
     context_switch(t->current, &p->sched);
+    errno_restore(saved_errno);
 }
 
 static void thread_entry(void *arg)
@@ -67,6 +76,8 @@ static void thread_entry(void *arg)
     struct cfa_mutex_group main_call = { .monitors = &self_monitor, .count = 1, .thread = t };
     t->mutex_group = &main_call;
     t->self.main(t->self.object);
+    if (t->specific)
+        pt_specific_thread_exit(t);
     monitor_leave_then_halt(&main_call);
     struct cfa_processor_state *p = this_processor();
     p->post = POST_HALT;
@@ -78,6 +89,8 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
 {
     if (atomic_load_explicit(&t->state, memory_order_relaxed) != CFA_THREAD_INACTIVE)
         cfa_fatal("thread %s (type %s) started twice", cfa_thread_name(t), type_name);
+    if (runtime_forked_child)
+        runtime_forked_child_refuses("a thread started");
     cfa_coroutine_setup(&t->self, main, object, type_name);
     t->self.stack_size = stack_size;
     stack_acquire(&t->self.stack, stack_size);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# `make verify`: checks the idle-sleep / wake-up protocol model
-# (idle_sleep.pml) exhaustively with SPIN, in every configuration below,
-# then checks that the broken protocol (-DBUGGY: no pass-on, step I5) is
-# caught. Prints, per configuration, the states explored and "no
+# `make verify`: checks the protocol models exhaustively with SPIN, in
+# every configuration below: the idle-sleep / wake-up protocol
+# (idle_sleep.pml; -DBUGGY: no pass-on, step I5, must be caught) and the
+# pthread condition variable and mutex on user and kernel threads
+# (pthread_cond.pml; -DBUGGY: the waiter lets the mutex go before it is
+# queued, must be caught). Prints, per configuration, the states explored and "no
 # violation" (or the violation found); exits non-zero if a correct
 # configuration has a violation or an incomplete search, or if the broken
 # one passes.
@@ -17,24 +19,30 @@ command -v spin >/dev/null 2>&1 || { echo "verify: spin is not installed (script
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$here/idle_sleep.pml" "$work/"
+cp "$here"/*.pml "$work/"
 cd "$work"
 
-# name | expected | model parameters
+# model | name | expected | model parameters
 configs=(
-  "2 processors, 1 notifier x 2 threads, I/O, timer|pass|-DNP=2 -DNN=1 -DPUSH=2 -DNIO=1 -DTIMER=1 -DMAXRUNS=0"
-  "2 processors, 1 notifier, I/O, processors come back|pass|-DNP=2 -DNN=1 -DPUSH=2 -DNIO=1 -DTIMER=0 -DMAXRUNS=1"
-  "2 processors, 2 notifiers x 2 threads|pass|-DNP=2 -DNN=2 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
-  "3 processors, 1 notifier x 2 threads|pass|-DNP=3 -DNN=1 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
-  "broken protocol (no pass-on), 2 processors, 1 notifier|violation|-DBUGGY -DNP=2 -DNN=1 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
+  "idle_sleep|2 processors, 1 notifier x 2 threads, I/O, timer|pass|-DNP=2 -DNN=1 -DPUSH=2 -DNIO=1 -DTIMER=1 -DMAXRUNS=0"
+  "idle_sleep|2 processors, 1 notifier, I/O, processors come back|pass|-DNP=2 -DNN=1 -DPUSH=2 -DNIO=1 -DTIMER=0 -DMAXRUNS=1"
+  "idle_sleep|2 processors, 2 notifiers x 2 threads|pass|-DNP=2 -DNN=2 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
+  "idle_sleep|3 processors, 1 notifier x 2 threads|pass|-DNP=3 -DNN=1 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
+  "idle_sleep|broken protocol (no pass-on), 2 processors, 1 notifier|violation|-DBUGGY -DNP=2 -DNN=1 -DPUSH=2 -DNIO=0 -DTIMER=0 -DMAXRUNS=0"
+  "pthread_cond|2 kernel-thread waiters, 1 signaller|pass|-DNK=2 -DNU=0 -DSIGNALLERS=1"
+  "pthread_cond|1 kernel-thread and 1 user-thread waiter, 2 signallers|pass|-DNK=1 -DNU=1 -DSIGNALLERS=2"
+  "pthread_cond|2 user-thread waiters, 2 broadcasters|pass|-DNK=0 -DNU=2 -DSIGNALLERS=2 -DBROADCAST=1"
+  "pthread_cond|1 kernel-thread and 1 user-thread waiter, signal after unlock|pass|-DNK=1 -DNU=1 -DOUTSIDE=1"
+  "pthread_cond|broken protocol (unlock before queueing), 2 kernel-thread waiters|violation|-DBUGGY -DNK=2 -DNU=0"
 )
 
 failed=0
 for c in "${configs[@]}"; do
-  IFS='|' read -r name expect params <<<"$c"
+  IFS='|' read -r model name expect params <<<"$c"
+  name="$model: $name"
   rm -f pan pan.* ./*.trail
   # shellcheck disable=SC2086
-  if ! spin "-P$CC -E -x c" -a $params idle_sleep.pml >spin.log 2>&1 ||
+  if ! spin "-P$CC -E -x c" -a $params "$model.pml" >spin.log 2>&1 ||
      ! $CC -O2 -w -DSAFETY -DCOLLAPSE -o pan pan.c >cc.log 2>&1; then
     echo "verify: $name: the model does not build"; cat spin.log cc.log; failed=1; continue
   fi
@@ -51,12 +59,12 @@ for c in "${configs[@]}"; do
       echo "verify: $name: VIOLATION after $states states (or incomplete search)"
       grep -E "violated|error|Search not" pan.out
       # shellcheck disable=SC2086
-      [ -f idle_sleep.pml.trail ] && spin -t -p "-P$CC -E -x c" $params idle_sleep.pml | tail -40
+      [ -f "$model.pml.trail" ] && spin -t -p "-P$CC -E -x c" $params "$model.pml" | tail -40
       failed=1
     fi
   else
     if [ "$errors" != 0 ]; then
-      echo "verify: $name: violation found after $states states, as expected ($(grep -o 'assertion violated' pan.out | head -1))"
+      echo "verify: $name: violation found after $states states, as expected ($(grep -o -E 'assertion violated|invalid end state' pan.out | head -1))"
     else
       echo "verify: $name: NOT caught ($states states): the model cannot tell the broken protocol apart"
       failed=1

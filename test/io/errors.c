@@ -178,8 +178,8 @@ int main(int argc, char **argv) {
         if (rep == 0) printf("future: same error on every wait\n");
         struct pthread_result pr = { 0 };
         pthread_t pt;
-        CHECK(pthread_create(&pt, NULL, plain_thread, &pr) == 0);
-        pthread_join(pt, NULL);
+        CHECK(cfa_kernel_thread_create(&pt, NULL, plain_thread, &pr) == 0);
+        cfa_kernel_thread_join(pt, NULL);
         CHECK(strcmp(pr.engine, "syscall") == 0, "engine %s", pr.engine);
         CHECK(pr.ok);
         if (rep == 0) printf("pthread: engine syscall, pipe round trip ok, async completes at once\n");

@@ -37,7 +37,7 @@ static void run(long reps) {
     CHECK_EQ(pipe(to_partner), 0);
     CHECK_EQ(pipe(from_partner), 0);
     pthread_t th;
-    CHECK_EQ(pthread_create(&th, NULL, partner, NULL), 0);
+    CHECK_EQ(cfa_kernel_thread_create(&th, NULL, partner, NULL), 0);
     long trips = 0;
     for (long r = 0; r < reps; r++) {
         for (int i = 0; i < ROUND_TRIPS; i++, trips++) {
@@ -48,7 +48,7 @@ static void run(long reps) {
         }
     }
     close(to_partner[1]);
-    CHECK_EQ(pthread_join(th, NULL), 0);
+    CHECK_EQ(cfa_kernel_thread_join(th, NULL), 0);
     procs_stop(&extra);
     printf("engine %s\nround trips %ld\n", cfa_io_engine(), trips);
 }

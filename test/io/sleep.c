@@ -92,8 +92,8 @@ int main(int argc, char **argv) {
 
         int64_t slept = 0;
         pthread_t pt;
-        CHECK(pthread_create(&pt, NULL, pthread_sleeper, &slept) == 0);
-        pthread_join(pt, NULL);
+        CHECK(cfa_kernel_thread_create(&pt, NULL, pthread_sleeper, &slept) == 0);
+        cfa_kernel_thread_join(pt, NULL);
         CHECK(slept >= 10 * 1000000, "pthread slept only %lld ns", (long long)slept);
         if (rep == 0) printf("pthread slept 10 ms\n");
     }

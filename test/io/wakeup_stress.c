@@ -103,11 +103,11 @@ int main(int argc, char **argv) {
         struct pair f;
         open_pair(&f);
         pthread_t kt;
-        CHECK(pthread_create(&kt, NULL, foreign_answerer, &f) == 0);
+        CHECK(cfa_kernel_thread_create(&kt, NULL, foreign_answerer, &f) == 0);
         struct task t;
         task_start(&t, pinger, &f, "pinger");
         cfa_thread_join(&t.thread);
-        CHECK(pthread_join(kt, NULL) == 0);
+        CHECK(cfa_kernel_thread_join(kt, NULL) == 0);
         CHECK(f.slowest < BOUND_S, "a round trip with a pthread took %.3f s: lost wake-up?", f.slowest);
         if (rep == 0) printf("foreign: %ld round trips, none slower than 1 s\n", f.trips);
         close_pair(&f);

@@ -98,8 +98,8 @@ int main(int argc, char **argv) {
         cfa_processor_stop(&p);
         int f2 = atomic_load(&cfa_one_processor);
         pthread_t kt;
-        CHECK(pthread_create(&kt, NULL, start_from_pthread, &p) == 0);
-        pthread_join(kt, NULL);
+        CHECK(cfa_kernel_thread_create(&kt, NULL, start_from_pthread, &p) == 0);
+        cfa_kernel_thread_join(kt, NULL);
         int f3 = atomic_load(&cfa_one_processor);
         cfa_processor_stop(&p);
         int f4 = atomic_load(&cfa_one_processor);
@@ -114,8 +114,8 @@ int main(int argc, char **argv) {
         int transitions = 0;
         for (int k = 0; k < TRANSITIONS; k++) {
             if (k % 2) {
-                CHECK(pthread_create(&kt, NULL, start_from_pthread, &p) == 0);
-                pthread_join(kt, NULL);
+                CHECK(cfa_kernel_thread_create(&kt, NULL, start_from_pthread, &p) == 0);
+                cfa_kernel_thread_join(kt, NULL);
             } else {
                 cfa_processor_start(&p);
             }

@@ -47,9 +47,9 @@ int main(int argc, char **argv) {
         atomic_store(&acks, 0);
         cfa_thread_start(&w.thread, waiter_main, &w, "Waiter", 0);
         pthread_t pt;
-        CHECK(pthread_create(&pt, NULL, waker, &w) == 0);
+        CHECK(cfa_kernel_thread_create(&pt, NULL, waker, &w) == 0);
         cfa_thread_join(&w.thread);
-        pthread_join(pt, NULL);
+        cfa_kernel_thread_join(pt, NULL);
         CHECK_EQ(w.wakeups, WAKES);
         cfa_thread_destroy(&w.thread);
     }

@@ -5,7 +5,7 @@
 // whole Linux slice; the next turn starts when the yield returns (longer
 // after a yield that kept it off the CPU for long: the back-off). Four
 // threads keep two processors busy for 300 ms, each spinning a little
-// between cfa_yield calls, alone and beside CPU hogs (two pthreads per
+// between cfa_yield calls, alone and beside CPU hogs (two kernel threads per
 // CPU spinning). Checked from CFA_STATS, whatever the machine's load:
 //   the processors yielded to the OS at least once (300 ms of work spans
 //   many turns, and the TSC runs while the OS keeps a processor off its
@@ -68,7 +68,7 @@ static void run(bool with_hogs) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN), nhogs = 0;
     if (with_hogs)
         for (; nhogs < 2 * cpus && nhogs < MAX_HOGS; nhogs++)
-            CHECK_EQ(pthread_create(&hogs[nhogs], NULL, hog, NULL), 0);
+            CHECK_EQ(cfa_kernel_thread_create(&hogs[nhogs], NULL, hog, NULL), 0);
     uint64_t tsc0 = __builtin_ia32_rdtsc();
     struct extra_procs extra;
     procs_start(&extra, PROCESSORS);
@@ -81,7 +81,7 @@ static void run(bool with_hogs) {
     for (int i = 0; i < SPINNERS; i++) cfa_thread_join(&th[i]);
     procs_stop(&extra);
     atomic_store(&hogs_stop, true);
-    for (long i = 0; i < nhogs; i++) CHECK_EQ(pthread_join(hogs[i], NULL), 0);
+    for (long i = 0; i < nhogs; i++) CHECK_EQ(cfa_kernel_thread_join(hogs[i], NULL), 0);
     printf("decisions %ld\n", atomic_load(&decisions));
     /* Up to here: after the stop, the main processor makes no decision. */
     printf("turns %llu\n", (unsigned long long)((__builtin_ia32_rdtsc() - tsc0) / OS_TURN_TSC));

@@ -9,6 +9,8 @@
 #define CFA_RUNTIME_H
 
 #include <cfa/coroutine.h>
+#include <cfa/errno.h>
+#include <cfa/kernel_thread.h>
 #include <cfa/thread.h>
 #include <cfa/monitor.h>
 #include <cfa/mutex_call.h>

@@ -1,17 +1,18 @@
-/* cfa/test_hook.h: the idle-sleep protocol's test hook, for the runtime's
- * own tests.
+/* cfa/test_hook.h: the runtime's protocol test hook, for its own tests.
  *
  * The runtime calls cfa_test_hook(step) at each step of the idle-sleep /
- * wake-up protocol (docs/scheduler.md, "Idle sleep") if the program
- * defines the function; it is a weak reference, NULL otherwise, so a
- * program that does not define it pays one predicted branch on the idle
- * path and nothing on the push path (no hook sits there). A test defines
- * it to delay or yield at chosen steps and so force the orders that are
- * rare on their own.
+ * wake-up protocol (docs/scheduler.md, "Idle sleep") and at the step of
+ * pthread_cond_wait between letting the mutex go and blocking
+ * (runtime/src/pthread_cond.c) if the program defines the function; it is
+ * a weak reference, NULL otherwise, so a program that does not define it
+ * pays one predicted branch on those slow paths and nothing on the push
+ * path (no hook sits there). A test defines it to delay or yield at chosen
+ * steps and so force the orders that are rare on their own.
  *
- * The hook runs on a processor's kernel thread (or a notifier's thread) in
- * the middle of the protocol: it may spin, sched_yield or nanosleep, and
- * must not call the runtime (no park, yield or unpark).
+ * The hook runs on a processor's kernel thread (or a notifier's thread, or
+ * the waiting thread) in the middle of a protocol: it may spin,
+ * sched_yield or nanosleep, and must not call the runtime (no park, yield
+ * or unpark).
  */
 #ifndef CFA_TEST_HOOK_H
 #define CFA_TEST_HOOK_H
@@ -28,6 +29,7 @@ enum cfa_test_step {
     CFA_STEP_UNREGISTERED, /* off the idle list, `first` republished; about to pop */
     CFA_STEP_PASS_ON,      /* left idle with a thread; about to check the lanes and pass the wake-up on */
     CFA_STEP_NOTIFY_TOOK,  /* a notifier took a sleeper from `first`; about to flip its state */
+    CFA_STEP_COND_RELEASED, /* pthread_cond_wait let the mutex go; about to block */
 };
 
 void cfa_test_hook(enum cfa_test_step step) __attribute__((weak));

@@ -56,6 +56,7 @@ struct cfa_thread {
     const char           *wait_reason;  /* what it is blocked on, for reports */
     struct cfa_monitor    self_monitor; /* a thread is a monitor; main holds it */
     struct cfa_mutex_group *mutex_group; /* innermost mutex call in progress */
+    struct pt_specific   *specific;     /* pthread_setspecific values (pthread_key.c) */
     struct cfa_thread    *all_prev, *all_next; /* registry of live threads */
 };
 

@@ -1,0 +1,177 @@
+/* interpose_io.c: blocking system calls made by a user thread block only
+ * that thread (LANGUAGE.md section 13).
+ *
+ * The runtime defines read, write, recv, send, accept, connect, their
+ * variants, sleep, usleep, nanosleep and clock_nanosleep, so the program's
+ * calls and those of the shared libraries it loads come here. A call made
+ * by a user thread on a descriptor in blocking mode goes through the
+ * runtime's I/O (cfa_read ..., cfa/io.h: io_uring or the fallback
+ * engine), which parks the thread until the call completes, with the
+ * system call's result and errno. That is a descriptor that can make a
+ * call wait indefinitely: a pipe, a socket, a terminal or another
+ * character device. Everything else is glibc's call, with glibc's
+ * behaviour:
+ *   - a descriptor in non-blocking mode (O_NONBLOCK): the call must still
+ *     fail with EAGAIN rather than wait, so it is made directly (it never
+ *     blocks);
+ *   - a regular file, directory or block device: the call waits for the
+ *     disk at worst, never for another thread, so it is made directly (a
+ *     page-cache hit costs no more than the system call);
+ *   - a kernel thread that is not running a user thread, or the process
+ *     made by fork() (it has no processors of its own);
+ *   - the runtime's own calls (the caller's address is in the runtime's
+ *     text section): the runtime's I/O engine itself, its wake-ups.
+ * Calls glibc makes inside itself (stdio's writes) do not come here.
+ */
+#include "interpose.h"
+
+#include <cfa/io.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+PT_UNIT(io);
+
+PT_INTERCEPTOR(ssize_t, read, int, void *, size_t);
+PT_INTERCEPTOR(ssize_t, write, int, const void *, size_t);
+PT_INTERCEPTOR(ssize_t, readv, int, const struct iovec *, int);
+PT_INTERCEPTOR(ssize_t, writev, int, const struct iovec *, int);
+PT_INTERCEPTOR(ssize_t, pread, int, void *, size_t, off_t);
+PT_INTERCEPTOR(ssize_t, pwrite, int, const void *, size_t, off_t);
+PT_INTERCEPTOR(ssize_t, pread64, int, void *, size_t, off_t);
+PT_INTERCEPTOR(ssize_t, pwrite64, int, const void *, size_t, off_t);
+PT_INTERCEPTOR(ssize_t, recv, int, void *, size_t, int);
+PT_INTERCEPTOR(ssize_t, send, int, const void *, size_t, int);
+PT_INTERCEPTOR(ssize_t, recvfrom, int, void *, size_t, int, struct sockaddr *, socklen_t *);
+PT_INTERCEPTOR(ssize_t, sendto, int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+PT_INTERCEPTOR(ssize_t, recvmsg, int, struct msghdr *, int);
+PT_INTERCEPTOR(ssize_t, sendmsg, int, const struct msghdr *, int);
+PT_INTERCEPTOR(int, accept, int, struct sockaddr *, socklen_t *);
+PT_INTERCEPTOR(int, accept4, int, struct sockaddr *, socklen_t *, int);
+PT_INTERCEPTOR(int, connect, int, const struct sockaddr *, socklen_t);
+PT_INTERCEPTOR(unsigned, sleep, unsigned);
+PT_INTERCEPTOR(int, usleep, useconds_t);
+PT_INTERCEPTOR(int, nanosleep, const struct timespec *, struct timespec *);
+PT_INTERCEPTOR(int, clock_nanosleep, clockid_t, int, const struct timespec *, struct timespec *);
+
+/* A descriptor whose calls may wait for another thread: a pipe, socket or
+ * character device, in blocking mode. A bad descriptor is left to glibc's
+ * call, which reports it. */
+static bool may_wait(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode))
+        return false;
+    int flags = fcntl(fd, F_GETFL);
+    return flags >= 0 && !(flags & O_NONBLOCK);
+}
+
+#define BY_DESCRIPTOR(fd, runtime_call, name, ...) \
+    return PARKS_CALLER() && may_wait(fd) ? runtime_call : pt_glibc_call(name, __VA_ARGS__)
+
+PT_WEAK ssize_t read(int fd, void *buf, size_t n) { BY_DESCRIPTOR(fd, cfa_read(fd, buf, n), read, fd, buf, n); }
+PT_WEAK ssize_t write(int fd, const void *buf, size_t n) { BY_DESCRIPTOR(fd, cfa_write(fd, buf, n), write, fd, buf, n); }
+PT_WEAK ssize_t readv(int fd, const struct iovec *iov, int n) { BY_DESCRIPTOR(fd, cfa_readv(fd, iov, n), readv, fd, iov, n); }
+PT_WEAK ssize_t writev(int fd, const struct iovec *iov, int n) { BY_DESCRIPTOR(fd, cfa_writev(fd, iov, n), writev, fd, iov, n); }
+
+PT_WEAK ssize_t pread(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pread(fd, buf, n, at), pread, fd, buf, n, at); }
+PT_WEAK ssize_t pwrite(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite, fd, buf, n, at); }
+PT_WEAK ssize_t pread64(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pread(fd, buf, n, at), pread64, fd, buf, n, at); }
+PT_WEAK ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite64, fd, buf, n, at); }
+
+PT_WEAK ssize_t recv(int fd, void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_recv(fd, buf, n, flags), recv, fd, buf, n, flags); }
+PT_WEAK ssize_t send(int fd, const void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_send(fd, buf, n, flags), send, fd, buf, n, flags); }
+PT_WEAK ssize_t recvmsg(int fd, struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_recvmsg(fd, m, flags), recvmsg, fd, m, flags); }
+PT_WEAK ssize_t sendmsg(int fd, const struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_sendmsg(fd, m, flags), sendmsg, fd, m, flags); }
+
+/* recvfrom and sendto: recvmsg and sendmsg with the address in the header. */
+static ssize_t recvfrom_by_msg(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
+{
+    struct iovec iov = { buf, n };
+    struct msghdr m = { .msg_name = from, .msg_namelen = from && len ? *len : 0, .msg_iov = &iov, .msg_iovlen = 1 };
+    ssize_t r = cfa_recvmsg(fd, &m, flags);
+    if (r >= 0 && from && len)
+        *len = m.msg_namelen;
+    return r;
+}
+
+static ssize_t sendto_by_msg(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len)
+{
+    struct iovec iov = { (void *)buf, n };
+    struct msghdr m = { .msg_name = (void *)to, .msg_namelen = to ? len : 0, .msg_iov = &iov, .msg_iovlen = 1 };
+    return cfa_sendmsg(fd, &m, flags);
+}
+
+PT_WEAK ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
+{
+    BY_DESCRIPTOR(fd, recvfrom_by_msg(fd, buf, n, flags, from, len), recvfrom, fd, buf, n, flags, from, len);
+}
+
+PT_WEAK ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len)
+{
+    BY_DESCRIPTOR(fd, sendto_by_msg(fd, buf, n, flags, to, len), sendto, fd, buf, n, flags, to, len);
+}
+
+PT_WEAK int accept(int fd, struct sockaddr *a, socklen_t *len) { BY_DESCRIPTOR(fd, cfa_accept(fd, a, len), accept, fd, a, len); }
+PT_WEAK int accept4(int fd, struct sockaddr *a, socklen_t *len, int flags) { BY_DESCRIPTOR(fd, cfa_accept4(fd, a, len, flags), accept4, fd, a, len, flags); }
+PT_WEAK int connect(int fd, const struct sockaddr *a, socklen_t len) { BY_DESCRIPTOR(fd, cfa_connect(fd, a, len), connect, fd, a, len); }
+
+/* ---- sleeping ------------------------------------------------------------ */
+
+PT_WEAK unsigned sleep(unsigned seconds)
+{
+    if (!PARKS_CALLER())
+        return pt_glibc_call(sleep, seconds);
+    cfa_sleep_ns((int64_t)seconds * 1000000000);
+    return 0;
+}
+
+PT_WEAK int usleep(useconds_t us)
+{
+    if (!PARKS_CALLER())
+        return pt_glibc_call(usleep, us);
+    cfa_sleep_ns((int64_t)us * 1000);
+    return 0;
+}
+
+static bool valid_timespec(const struct timespec *t)
+{
+    return t->tv_sec >= 0 && t->tv_nsec >= 0 && t->tv_nsec < 1000000000;
+}
+
+static int64_t timespec_ns(const struct timespec *t)
+{
+    return t->tv_sec > INT64_MAX / 1000000000 - 1 ? INT64_MAX : (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+PT_WEAK int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    if (!PARKS_CALLER())
+        return pt_glibc_call(nanosleep, req, rem);
+    if (!valid_timespec(req)) {
+        errno = EINVAL;
+        return -1;
+    }
+    cfa_sleep_ns(timespec_ns(req));
+    return 0;
+}
+
+PT_WEAK int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem)
+{
+    if (!PARKS_CALLER())
+        return pt_glibc_call(clock_nanosleep, clock, flags, req, rem);
+    if (req->tv_nsec < 0 || req->tv_nsec >= 1000000000)
+        return EINVAL;
+    struct timespec now;
+    if (clock_gettime(clock, &now) != 0 || clock == CLOCK_THREAD_CPUTIME_ID)
+        return EINVAL;
+    int64_t ns = timespec_ns(req);
+    if (flags & TIMER_ABSTIME)
+        ns = (int64_t)(req->tv_sec - now.tv_sec) * 1000000000 + (req->tv_nsec - now.tv_nsec);
+    else if (req->tv_sec < 0)
+        return EINVAL;
+    cfa_sleep_ns(ns);
+    return 0;
+}
