@@ -80,16 +80,39 @@ static void sleepy_permit(void *arg) {
     cfa_park();
 }
 
+/* A permit given during a sleep: the sleeper says when it is in its
+ * sleep; main unparks it and then looks whether it still was. If main
+ * came too late (a loaded machine), the attempt is repeated with a sleep
+ * twice as long, so the case is tested on any machine. */
 static struct cfa_thread *sleeper_thread;
-static _Atomic int sleeper_asleep;
+static _Atomic int sleeper_asleep, sleeper_in_sleep, sleeper_unparked;
 static void sleeper_main(void *arg) {
-    (void)arg;
+    int64_t ns = *(int64_t *)arg;
+    atomic_store(&sleeper_in_sleep, 1);
     atomic_store(&sleeper_asleep, 1);
     int64_t t0 = cfa_clock_ns();
-    cfa_sleep_ns(20000000);                  /* someone unparks us at ~5 ms */
-    CHECK(cfa_clock_ns() - t0 >= 20000000, "an unpark ended the sleep early");
+    cfa_sleep_ns(ns);                        /* main unparks us at ~ns / 4 */
+    atomic_store(&sleeper_in_sleep, 0);
+    CHECK(cfa_clock_ns() - t0 >= ns, "an unpark ended the sleep early");
+    while (!atomic_load(&sleeper_unparked)) cfa_yield();
     CHECK_EQ(ticket(), 1);                   /* ... and its permit was kept */
     cfa_park();
+}
+
+/* Whether main's unpark came while the sleeper slept. */
+static bool unpark_during_sleep(int64_t ns) {
+    struct task sl;
+    atomic_store(&sleeper_asleep, 0);
+    atomic_store(&sleeper_unparked, 0);
+    task_start(&sl, sleeper_main, &ns, "Sleeper");
+    sleeper_thread = &sl.thread;
+    while (!atomic_load(&sleeper_asleep)) cfa_yield();
+    cfa_sleep_ns(ns / 4);
+    cfa_unpark(sleeper_thread);
+    bool during = atomic_load(&sleeper_in_sleep);
+    atomic_store(&sleeper_unparked, 1);
+    cfa_thread_join(&sl.thread);
+    return during;
 }
 
 int main(int argc, char **argv) {
@@ -159,14 +182,11 @@ int main(int argc, char **argv) {
         /* permits from elsewhere */
         task_start(&t, sleepy_permit, NULL, "Permit");
         cfa_thread_join(&t.thread);
-        struct task sl;
-        atomic_store(&sleeper_asleep, 0);
-        task_start(&sl, sleeper_main, NULL, "Sleeper");
-        sleeper_thread = &sl.thread;
-        while (!atomic_load(&sleeper_asleep)) cfa_yield();
-        cfa_sleep_ns(5000000);
-        cfa_unpark(sleeper_thread);
-        cfa_thread_join(&sl.thread);
+        int64_t sleep_ns = 20000000;
+        while (!unpark_during_sleep(sleep_ns)) {
+            sleep_ns *= 2;
+            CHECK(sleep_ns < 100 * (int64_t)1000000000, "never unparked during a sleep");
+        }
         if (rep == 0) printf("permits kept across timed park and sleep\n");
         procs_stop(&procs);
     }
