@@ -20,7 +20,7 @@
 
 enum { CALLS = 20000, CALLERS = 1 };
 
-struct desk { int inside; long calls, overlaps; _Atomic int done, pest_gone; struct cfa_monitor mon; };
+struct desk { int inside; long calls, overlaps; _Atomic int serving, done, pest_gone; struct cfa_monitor mon; };
 
 static void call(struct desk *d) {
     MUTEX_CALL(call, &d->mon);
@@ -32,6 +32,7 @@ static void call(struct desk *d) {
 
 static void serve(struct desk *d) {
     MUTEX_CALL(serve, &d->mon);
+    atomic_store(&d->serving, 1); /* from here every call needs an accept */
     for (int i = 0; i < CALLS; i++) {
         struct cfa_waitfor_clause c[] = { WAITFOR_CLAUSE(call, &d->mon) };
         CHECK_EQ(cfa_waitfor(c, 1, -1, false), 0);
@@ -50,6 +51,9 @@ static void acceptor_main(void *o) {
 struct caller { struct desk *d; struct cfa_thread thread; };
 static void caller_main(void *o) {
     struct caller *c = o;
+    /* A call before the acceptor holds the monitor would enter freely,
+     * and the acceptor would wait for one call too many. */
+    while (!atomic_load(&c->d->serving)) cfa_yield();
     for (int i = 0; i < CALLS / CALLERS; i++) call(c->d);
 }
 
