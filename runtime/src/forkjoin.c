@@ -371,7 +371,7 @@ void fj_spawn(const struct fj_task *t)
         run_task(t);
         return;
     }
-    atomic_thread_fence(memory_order_seq_cst);
+    fj_fence();
     if (atomic_load_explicit(&h->pool->sleeping, memory_order_relaxed))
         wake_one(h->pool);
 }
