@@ -39,11 +39,12 @@
  *   (1)-(3): either the spawner sees `sleeping` and wakes someone listed, or
  *   the sleeper sees the task.
  *  Wait: (1) publish `waiter`; (2) CAS FJ_WAITING into a state that is not
- *   done; (3) park once. Counted task end: one CAS decrements the count
- *   and, when it takes it to 0 under FJ_WAITING, clears the flag: that task
- *   alone then unparks the waiter, which cannot leave before (it parks
- *   until that unpark), so reading `waiter` is safe. A waiter awake with
- *   FJ_WAITING still set (a permit from elsewhere) parks again first.
+ *   done; (3) park; look again. Counted task end: one CAS decrements the
+ *   count and, when it takes it to 0 under FJ_WAITING, sets FJ_CLAIMED:
+ *   that task alone wakes the waiter: it reads `waiter`, clears both flags
+ *   (its last touch of the group) and unparks it. The waiter never returns
+ *   while a flag is set (awake early, by a stray permit, it parks again),
+ *   so the group is there as long as the claimer reads it.
  *
  * Invariants:
  *  1. counted = counted tasks not finished; it never goes below 0, and
@@ -358,9 +359,11 @@ static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_grou
 
 #define FJ_COUNT_MASK ((UINT64_C(1) << 32) - 1)
 #define FJ_STOLEN_ONE (UINT64_C(1) << 32)
+#define FJ_CLAIMED    (UINT64_C(1) << 62) /* a task took on waking the waiter */
+#define FJ_FLAGS      (FJ_WAITING | FJ_CLAIMED)
 
 static inline uint64_t counted_of(uint64_t state) { return state & FJ_COUNT_MASK; }
-static inline uint64_t stolen_of(uint64_t state) { return (state & ~FJ_WAITING) >> 32; }
+static inline uint64_t stolen_of(uint64_t state) { return (state & ~FJ_FLAGS) >> 32; }
 
 /* Every task of g has finished (the owner's own bookkeeping included). */
 static inline bool group_done(const cfa_task_group *g, uint64_t state)
@@ -368,19 +371,22 @@ static inline bool group_done(const cfa_task_group *g, uint64_t state)
     return counted_of(state) == 0 && stolen_of(state) == g->pushed - g->popped;
 }
 
-/* A counted task of g has finished: the decrement of the wait protocol,
- * which claims the wake-up (clears FJ_WAITING) when it ends the count. */
+/* A counted task of g has finished: the decrement of the wait protocol.
+ * The one that ends the count under FJ_WAITING claims the wake-up. */
 static void counted_done(cfa_task_group *g)
 {
     uint64_t old = __atomic_load_n(&g->state, __ATOMIC_RELAXED), next;
     bool wake;
     do {
         cfa_assert("fork-join: a group never finishes more tasks than it counted", counted_of(old) != 0);
-        wake = counted_of(old) == 1 && (old & FJ_WAITING);
-        next = (old - 1) & ~(wake ? FJ_WAITING : 0);
+        wake = counted_of(old) == 1 && (old & FJ_FLAGS) == FJ_WAITING;
+        next = (old - 1) | (wake ? FJ_CLAIMED : 0);
     } while (!__atomic_compare_exchange_n(&g->state, &old, next, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-    if (wake)
-        cfa_unpark(g->waiter); /* parked until this very unpark: g is still there */
+    if (wake) {
+        struct cfa_thread *waiter = g->waiter; /* the waiter stays while FJ_CLAIMED is set */
+        __atomic_fetch_and(&g->state, ~FJ_FLAGS, __ATOMIC_RELEASE); /* last touch of g */
+        cfa_unpark(waiter);
+    }
 }
 
 /* Runs a task taken from a deque: popped by the deque's owner (an
@@ -474,8 +480,8 @@ void cfa_task_group_wait(cfa_task_group *g)
         } else {
             struct fj_home *h = home_of(self);
             struct fj_task t;
-            while (!group_done(g, s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE))) {
-                if (s & FJ_WAITING) { /* awake early (a permit from elsewhere): ours is still to come */
+            while (!group_done(g, s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE)) || (s & FJ_FLAGS)) {
+                if (s & FJ_FLAGS) { /* awake early (a stray permit): ours is still to come */
                     cfa_park_for("fork-join wait");
                 } else if (h && fj_deque_pop(&h->deque, g, &t)) {
                     run_task(&t, false);
@@ -490,6 +496,6 @@ void cfa_task_group_wait(cfa_task_group *g)
         }
     }
     cfa_assert("fork-join: nothing of a group is left when wait returns",
-               __atomic_load_n(&g->state, __ATOMIC_RELAXED) == (stolen_of(s) << 32));
+               __atomic_load_n(&g->state, __ATOMIC_RELAXED) == (stolen_of(s) << 32) && !(s & FJ_FLAGS));
     cfa_task_group_init(g); /* no task of g is left to touch it: ready for reuse */
 }
