@@ -58,6 +58,7 @@ struct cfa_thread {
     struct cfa_mutex_group *mutex_group; /* innermost mutex call in progress */
     struct pt_specific   *specific;     /* pthread_setspecific values (pthread_key.c) */
     struct cfa_thread    *all_prev, *all_next; /* registry of live threads */
+    void                 *forkjoin;     /* its fork-join deque (forkjoin.c), or NULL */
 };
 
 /* Default usable stack size of a thread or coroutine (CFA_STACK_SIZE in the
