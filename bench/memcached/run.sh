@@ -10,13 +10,17 @@
 #
 #   bench/memcached/run.sh            (defaults below; one command)
 #   RUNS=3 SECONDS_PER_RUN=3 RATES="10000 20000 40000" UPDATES="0.03 0.5" CONNS=2000 bench/memcached/run.sh
+# BEFORE=BINARY adds another build of cfa-memcached (an older one, to
+# compare a change) to the rotation, with the same flags: the servers take
+# turns at each rate, so the before/after ratios are measured under the
+# same load.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$src/build}; THREADS=${THREADS:-2}; MEMORY=${MEMORY:-64}
 RUNS=${RUNS:-3}; SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}; WARMUP=${WARMUP:-1}
 CONNS=${CONNS:-4000}; CLIENT_THREADS=${CLIENT_THREADS:-2}; KEYS=${KEYS:-100000}; VALUE=${VALUE:-100}
 RATES=${RATES:-"5000 10000 15000 20000 30000 45000"}; UPDATES=${UPDATES:-"0.03 0.05 0.10 0.50"}
-OUT=${OUT:-$BUILD/bench-memcached}
+OUT=${OUT:-$BUILD/bench-memcached}; BEFORE=${BEFORE:-}
 # Both servers and the client each hold CONNS sockets.
 ulimit -n $((CONNS * 2 + 1000))
 command -v memcached >/dev/null || "$src/scripts/setup.sh"
@@ -36,10 +40,12 @@ clang-19 -O2 -Wall -o "$tmp/loadgen" "$here/loadgen.c" -lm -lpthread
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 declare -A port
-port[memcached]=$(free_port); port[cfa]=$(free_port)
+servers="memcached cfa"; [ -z "$BEFORE" ] || servers="memcached before cfa"
+for s in $servers; do port[$s]=$(free_port); done
 memcached -p "${port[memcached]}" -l 127.0.0.1 -U 0 -t "$THREADS" -m "$MEMORY" -c $((CONNS + 100)) -u root & pids="$pids $!"
 "$BUILD/cfa-memcached" -p "${port[cfa]}" -l 127.0.0.1 -U 0 -t "$THREADS" -m "$MEMORY" -c $((CONNS + 100)) & pids="$pids $!"
-for s in memcached cfa; do
+[ -z "$BEFORE" ] || { "$BEFORE" -p "${port[before]}" -l 127.0.0.1 -U 0 -t "$THREADS" -m "$MEMORY" -c $((CONNS + 100)) & pids="$pids $!"; }
+for s in $servers; do
   for _ in $(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port[$s]}))" 2>/dev/null && break; sleep 0.1; done
   "$tmp/loadgen" -s "${port[$s]}" -P -k "$KEYS" -v "$VALUE"
 done
@@ -47,7 +53,8 @@ done
 echo "server update rate run achieved p50_us p99_us p999_us" > "$OUT/raw.txt"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for r in $(seq "$RUNS"); do
-  order="memcached cfa"; [ $((r % 2)) = 0 ] && order="cfa memcached"
+  # Each run starts with the next server of the rotation.
+  rot=($servers); order=; for ((i = 0; i < ${#rot[@]}; i++)); do order="$order ${rot[(i + r - 1) % ${#rot[@]}]}"; done
   for u in $UPDATES; do
     for rate in $RATES; do
       for s in $order; do

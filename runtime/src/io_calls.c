@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/socket.h>
 
 /* The no-migration window: from reading this_processor() until the SQE
  * is in that processor's ring (io_ring_start), the thread must not move
@@ -39,6 +40,15 @@ void io_start(io_future *f)
             return;
         p = this_processor();
         if (!p->io->uring) { /* moved to a processor without a ring */
+            fallback_start(f);
+            return;
+        }
+    }
+    /* A timed request enters its ring's deadline heap inside the window,
+     * which cannot allocate: room first. */
+    while (f->req.deadline && !deadlines_reserve(&p->io->deadlines)) {
+        p = this_processor(); /* it allocated: we may have moved */
+        if (!p->io->uring) {
             fallback_start(f);
             return;
         }
@@ -176,10 +186,15 @@ void async_recv(io_future *f, int fd, void *buf, size_t len, int flags)
     start(f, recv_request(fd, buf, len, flags));
 }
 
+static struct cfa_io_request sendmsg_request(int fd, const struct msghdr *msg, int flags)
+{
+    return (struct cfa_io_request){ .opcode = IO_SENDMSG, .fd = fd, .addr = (void *)msg,
+                                    .flags = (uint32_t)flags };
+}
+
 void async_sendmsg(io_future *f, int fd, const struct msghdr *msg, int flags)
 {
-    start(f, (struct cfa_io_request){ .opcode = IO_SENDMSG, .fd = fd, .addr = (void *)msg,
-                                      .flags = (uint32_t)flags });
+    start(f, sendmsg_request(fd, msg, flags));
 }
 
 void async_recvmsg(io_future *f, int fd, struct msghdr *msg, int flags)
@@ -211,6 +226,42 @@ void async_sendfile(io_future *f, int out_fd, int in_fd, off_t *offset, size_t c
 
 /* ---- synchronous ------------------------------------------------------------------ */
 
+/* At once: a synchronous send or sendmsg on a processor with a ring is
+ * first made as the system call with MSG_DONTWAIT. When the socket has
+ * room, as it nearly always has for a request-response server, the call
+ * ends there: no SQE, no park, no thread switch, no linked timeout. Only
+ * EAGAIN (no room) goes to the ring, where the thread waits as before.
+ * Receives are not tried first: in request-response traffic the next
+ * request has usually not arrived when the thread asks for it, and the try
+ * would be a system call for nothing. The fallback engine tries every
+ * socket call at once itself (io_fallback.c); off a processor the call is
+ * the plain system call anyway. Fairness: io_count_unparked. */
+static bool tried_at_once(const struct cfa_io_request *req)
+{
+    if (req->opcode != IO_SEND && req->opcode != IO_SENDMSG)
+        return false;
+    struct cfa_processor_state *p = this_processor();
+    return p && p->current && p->io && p->io->uring;
+}
+
+/* A synchronous call: at once if it can be, else started and waited for. */
+static ssize_t sync_call(struct cfa_io_request req)
+{
+    if (tried_at_once(&req)) {
+        int64_t r = io_syscall_nowait(&req);
+        /* EAGAIN is the answer when the caller itself asked MSG_DONTWAIT. */
+        if ((r != -EAGAIN && r != -EINTR) || (req.flags & MSG_DONTWAIT)) {
+            struct cfa_processor_state *p = this_processor(); /* the call may have moved us */
+            io_stat_add(&p->io->stats.count[IO_AT_ONCE], 1);
+            io_count_unparked();
+            return io_result(r);
+        }
+    }
+    io_future f;
+    start(&f, req);
+    return cfa_io_wait(&f);
+}
+
 /* cfa_X(params) is async_X on a future of its own frame, then the wait.
  * SYNC(result type, X, (params), args) defines it. */
 #define SYNC(type, name, params, ...)                                                              \
@@ -231,9 +282,7 @@ SYNC(int, close, (int fd), fd)
 SYNC(int, fsync, (int fd), fd)
 SYNC(int, accept4, (int fd, struct sockaddr *addr, socklen_t *addrlen, int flags), fd, addr, addrlen, flags)
 SYNC(int, connect, (int fd, const struct sockaddr *addr, socklen_t addrlen), fd, addr, addrlen)
-SYNC(ssize_t, send, (int fd, const void *buf, size_t len, int flags), fd, buf, len, flags)
 SYNC(ssize_t, recv, (int fd, void *buf, size_t len, int flags), fd, buf, len, flags)
-SYNC(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), fd, msg, flags)
 SYNC(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), fd, msg, flags)
 SYNC(ssize_t, splice, (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags),
      fd_in, off_in, fd_out, off_out, len, flags)
@@ -245,11 +294,9 @@ SYNC(ssize_t, sendfile, (int out_fd, int in_fd, off_t *offset, size_t count), ou
 #define SYNC_UNTIL(type, name, params, ...)                                                        \
     type cfa_##name##_until params                                                                 \
     {                                                                                              \
-        io_future f;                                                                               \
         struct cfa_io_request req = name##_request(__VA_ARGS__);                                   \
         req.deadline = deadline_ns > 0 ? deadline_ns : 1;                                          \
-        start(&f, req);                                                                            \
-        return (type)cfa_io_wait(&f);                                                              \
+        return (type)sync_call(req);                                                               \
     }
 
 SYNC_UNTIL(ssize_t, read, (int fd, void *buf, size_t count, int64_t deadline_ns), fd, buf, count)
@@ -261,6 +308,16 @@ SYNC_UNTIL(ssize_t, send, (int fd, const void *buf, size_t len, int flags, int64
 SYNC_UNTIL(ssize_t, recv, (int fd, void *buf, size_t len, int flags, int64_t deadline_ns), fd, buf, len, flags)
 SYNC_UNTIL(ssize_t, sendfile, (int out_fd, int in_fd, off_t *offset, size_t count, int64_t deadline_ns), out_fd,
            in_fd, offset, count)
+
+ssize_t cfa_send(int fd, const void *buf, size_t len, int flags)
+{
+    return sync_call(send_request(fd, buf, len, flags));
+}
+
+ssize_t cfa_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+    return sync_call(sendmsg_request(fd, msg, flags));
+}
 
 int cfa_openat(int dirfd, const char *path, int flags, ...)
 {

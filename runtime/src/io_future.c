@@ -56,7 +56,7 @@ void io_complete(io_future *f, int64_t res)
     }
 }
 
-static ssize_t as_syscall(int64_t r)
+ssize_t io_result(int64_t r)
 {
     if (r < 0) {
         errno = (int)-r;
@@ -65,11 +65,31 @@ static ssize_t as_syscall(int64_t r)
     return (ssize_t)r;
 }
 
+/* Fairness for calls that end without a park: a thread whose calls all
+ * complete at once (a send with room, the fallback's successful try, a
+ * sendfile) never passes through the scheduler, so without preemption it
+ * would keep its processor forever, and the processor would never poll its
+ * ring for the others' completions. Each such call counts as a scheduling
+ * decision on the processor's poll countdown (IO_POLL_INTERVAL), and when
+ * that runs out the thread yields: others run, and the scheduler polls on
+ * the way, at least every IO_POLL_INTERVAL calls. Runtime code: never
+ * preempted between the read of the processor and the decrement. */
+void io_count_unparked(void)
+{
+    struct cfa_processor_state *p = this_processor();
+    if (p && p->current && p->io && --p->io->countdown == 0) {
+        p->io->countdown = 1; /* the scheduler's io_tick takes it to 0 and polls */
+        cfa_yield();
+    }
+}
+
 ssize_t cfa_io_wait(io_future *f)
 {
     int s = atomic_load_explicit(&f->state, memory_order_acquire);
-    if (s == FUT_DONE)
-        return as_syscall(f->result);
+    if (s == FUT_DONE) {
+        io_count_unparked();
+        return io_result(f->result);
+    }
     if (s == FUT_EMPTY) {
         errno = EINVAL;
         return -1;
@@ -81,7 +101,7 @@ ssize_t cfa_io_wait(io_future *f)
         struct timespec nap = { 0, 50000 };
         while (atomic_load_explicit(&f->state, memory_order_acquire) != FUT_DONE)
             nanosleep(&nap, NULL);
-        return as_syscall(f->result);
+        return io_result(f->result);
     }
     if (s != FUT_PENDING)
         cfa_fatal("two threads wait on one io_future");
@@ -91,7 +111,7 @@ ssize_t cfa_io_wait(io_future *f)
                                                 memory_order_acquire))
         wakeup_wait(&f->state, FUT_WAITING, "io");
     /* else it completed meanwhile (expected is DONE) */
-    return as_syscall(f->result);
+    return io_result(f->result);
 }
 
 bool cfa_io_available(io_future *f)

@@ -37,6 +37,8 @@ bool io_deadline_passed(const struct cfa_io_request *r);
 /* io_future.c */
 void io_future_begin(io_future *f);            /* resets f: in progress */
 void io_complete(io_future *f, int64_t res);   /* fulfils f, wakes its waiter */
+ssize_t io_result(int64_t res);   /* as the system call: -1 and errno for -errno */
+void io_count_unparked(void);   /* a call ended without a park: yields every so many */
 
 /* io_calls.c: starts f->req on the calling processor's engine (or as the
  * plain system call when the caller is not on a processor). */
@@ -57,6 +59,19 @@ void     io_ring_start(struct io_context *io, io_future *f);
 unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
 bool     io_ring_stalled(struct io_context *io); /* requests the kernel refused */
 void     io_ring_arm(struct io_context *io, int64_t deadline);
+
+/* io_deadlines.c: the heap of a ring's timed requests (no locks: the
+ * ring's processor only). deadlines_reserve makes room for one more entry
+ * and returns false if it had to allocate (a library call: the calling
+ * thread may have moved to another processor); deadlines_insert needs
+ * that room and never allocates. deadlines_remove ignores a request not in
+ * the heap; deadlines_pop takes the earliest (the heap must not be empty). */
+bool       deadlines_reserve(struct io_deadlines *h);
+void       deadlines_insert(struct io_deadlines *h, io_future *f);
+void       deadlines_remove(struct io_deadlines *h, io_future *f);
+int64_t    deadlines_earliest(const struct io_deadlines *h); /* TIMER_NONE if empty */
+io_future *deadlines_pop(struct io_deadlines *h);
+void       deadlines_fini(struct io_deadlines *h);
 
 /* io_sendfile.c */
 int64_t sendfile_nowait(const struct cfa_io_request *r); /* -EAGAIN: the output is full */

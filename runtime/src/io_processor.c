@@ -49,9 +49,10 @@ static void print_stats(void)
     spin_unlock(&all_lock);
     fprintf(stderr,
             "cfa: io: %lu processor(s) on io_uring, %lu on the fallback; io_uring: %lu submitted, "
-            "%lu completed, %lu io_uring_enter, %lu backlogged, %lu wake-up timeouts; fallback: "
-            "%lu pool calls, %lu readiness waits\n",
+            "%lu completed, %lu io_uring_enter, %lu backlogged, %lu wake-up timeouts, %lu sends at once; "
+            "fallback: %lu pool calls, %lu readiness waits\n",
             nu, nf, sum[IO_SUBMITTED], sum[IO_COMPLETED], sum[IO_ENTERS], sum[IO_BACKLOGGED], sum[IO_ARMS],
+            sum[IO_AT_ONCE],
             atomic_load(&pool_jobs),
             atomic_load(&fallback_waits));
 }
@@ -170,6 +171,8 @@ bool io_idle(struct cfa_processor_state *p)
     if (io->uring)
         n += io_ring_poll(io);
     int64_t e = service_timers(&n);
+    if (io->uring && deadlines_earliest(&io->deadlines) < e)
+        e = deadlines_earliest(&io->deadlines); /* a timed request's cancel is due then */
     ready_release_notify(p);
     if (io->uring && io_ring_stalled(io))
         return true; /* the kernel refused SQEs (EAGAIN): retry, never sleep on them */

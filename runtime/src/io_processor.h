@@ -43,6 +43,7 @@ enum io_stat {
     IO_ENTERS,     /* io_uring_enter system calls */
     IO_BACKLOGGED, /* requests that found the ring full */
     IO_ARMS,       /* wake-up timeouts armed */
+    IO_AT_ONCE,    /* synchronous sends that needed no SQE (io_calls.c) */
     IO_STAT_COUNT
 };
 struct io_stats {
@@ -54,6 +55,17 @@ static inline void io_stat_add(_Atomic unsigned long *c, unsigned long n)
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
 }
 
+/* A ring's timed requests in flight, earliest deadline first
+ * (io_deadlines.c). */
+struct io_deadline {
+    int64_t    deadline;
+    io_future *f;
+};
+struct io_deadlines {
+    struct io_deadline *at;
+    size_t              len, cap;
+};
+
 struct io_context {
     unsigned                    countdown; /* scheduling decisions to the next poll */
     bool                        uring;     /* has a ring; else the fallback engine */
@@ -62,6 +74,7 @@ struct io_context {
     struct io_uring             ring;
     unsigned                    inflight;
     io_future                  *backlog_head, *backlog_tail;
+    struct io_deadlines         deadlines; /* timed requests whose SQE is filled */
     int64_t                     armed;
     struct __kernel_timespec    arm_ts;    /* read by the kernel at submission */
     struct io_stats             stats;

@@ -7,11 +7,13 @@
  * Flushes happen when the processor runs out of work (io_idle), every few
  * scheduling decisions (io_tick), and on the slow paths below.
  *
- * Timed requests (cfa_X_until) carry their deadline: each of their SQEs is
- * linked to an IORING_OP_LINK_TIMEOUT with that absolute deadline, so the
- * kernel cancels the request when it passes (-ECANCELED, reported as
- * ETIMEDOUT) and no thread or processor has to watch it. Such a request
- * needs two SQEs at once, or waits on the backlog.
+ * Timed requests (cfa_X_until) carry their deadline. Each is submitted
+ * alone and waits in the ring's deadline heap (io_deadlines.c) while in
+ * flight; the processor's polls cancel (IORING_OP_ASYNC_CANCEL) those
+ * whose deadline has passed, and the cancelled request's -ECANCELED is
+ * reported as ETIMEDOUT. A request that completes first just leaves the
+ * heap: no kernel timer, no second SQE or CQE. Before it sleeps, the
+ * processor arms its wake-up for the earliest deadline of the heap too.
  *
  * Completion: the processor reaps CQEs in batches; user_data is the
  * request's future, or a tagged internal operation (wake-up timeouts and
@@ -28,6 +30,8 @@
 #include "kernel.h"
 #include "io_internal.h"
 #include "timer.h"
+
+#include <cfa/sleep.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,7 +51,7 @@ static const unsigned char needed_ops[] = {
     IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READV, IORING_OP_WRITEV, IORING_OP_OPENAT,
     IORING_OP_CLOSE, IORING_OP_FSYNC, IORING_OP_ACCEPT, IORING_OP_CONNECT, IORING_OP_SEND,
     IORING_OP_RECV, IORING_OP_SENDMSG, IORING_OP_RECVMSG, IORING_OP_SPLICE, IORING_OP_POLL_ADD, IORING_OP_TIMEOUT,
-    IORING_OP_TIMEOUT_REMOVE, IORING_OP_ASYNC_CANCEL, IORING_OP_LINK_TIMEOUT,
+    IORING_OP_TIMEOUT_REMOVE, IORING_OP_ASYNC_CANCEL,
 };
 
 /* Set-up flags, best first; EINVAL moves on to the next (older kernel).
@@ -158,26 +162,15 @@ static void prep(struct io_uring_sqe *sqe, io_future *f)
     io_uring_sqe_set_data(sqe, f);
 }
 
-/* SQEs f needs: two for a timed request (it and its link timeout). */
-static unsigned sqes_needed(const io_future *f)
-{
-    return f->req.deadline ? 2 : 1;
-}
-
-/* Fills f's SQE(s); the ring has sqes_needed(f) free. */
+/* Fills f's SQE (the ring has one free) and, for a timed request, puts it
+ * in the deadline heap (which has room: deadlines_reserve). */
 static void prep_request(struct io_context *io, io_future *f)
 {
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
-    prep(sqe, f);
-    if (f->req.deadline) {
-        struct cfa_io_request *r = &f->req;
-        r->deadline_ts[0] = r->deadline / 1000000000;
-        r->deadline_ts[1] = r->deadline % 1000000000;
-        sqe->flags |= IOSQE_IO_LINK;
-        struct io_uring_sqe *timeout = io_uring_get_sqe(&io->ring);
-        io_uring_prep_link_timeout(timeout, (struct __kernel_timespec *)r->deadline_ts, IORING_TIMEOUT_ABS);
-        io_uring_sqe_set_data64(timeout, UD_IGNORE);
-    }
+    prep(io_uring_get_sqe(&io->ring), f);
+    if (f->req.deadline)
+        deadlines_insert(&io->deadlines, f);
+    io->inflight++;
+    io_stat_add(&io->stats.count[IO_SUBMITTED], 1);
 }
 
 static void backlog_push(struct io_context *io, io_future *f)
@@ -190,23 +183,19 @@ static void backlog_push(struct io_context *io, io_future *f)
     io->backlog_tail = f;
 }
 
-/* Moves backlogged requests into free SQEs, oldest first. */
+/* Moves backlogged requests into free SQEs, oldest first. The
+ * processor's scheduler runs this, so it may allocate heap room. */
 static void backlog_drain(struct io_context *io)
 {
-    unsigned n = 0;
-    while (io->backlog_head) {
+    while (io->backlog_head && io_uring_sq_space_left(&io->ring) > 0) {
         io_future *f = io->backlog_head;
-        unsigned need = sqes_needed(f);
-        if (io_uring_sq_space_left(&io->ring) < need)
-            break;
         io->backlog_head = f->next;
         if (!io->backlog_head)
             io->backlog_tail = NULL;
+        if (f->req.deadline)
+            deadlines_reserve(&io->deadlines);
         prep_request(io, f);
-        n += need;
     }
-    io->inflight += n;
-    io_stat_add(&io->stats.count[IO_SUBMITTED], n);
 }
 
 /* ---- the system call and reaping ------------------------------------------------ */
@@ -239,6 +228,7 @@ static void handle(struct io_context *io, uint64_t ud, int res)
         return;
     }
     io_future *f = (io_future *)(uintptr_t)ud;
+    deadlines_remove(&io->deadlines, f);
     if (io->leaving && (res == -ECANCELED || res == -EINTR)) {
         /* Cancelled because this processor leaves, not by the program:
          * io_ring_fini starts the request again elsewhere. */
@@ -246,7 +236,7 @@ static void handle(struct io_context *io, uint64_t ud, int res)
         return;
     }
     if (res == -ECANCELED && f->req.deadline)
-        res = -ETIMEDOUT; /* its link timeout fired */
+        res = -ETIMEDOUT; /* expire() cancelled it at its deadline */
     int64_t final = res;
     switch (f->req.opcode) {
     case IO_SPLICE:
@@ -298,6 +288,42 @@ static unsigned reap(struct io_context *io)
     }
 }
 
+static struct io_uring_sqe *internal_sqe(struct io_context *io, uint64_t ud)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+    if (sqe) {
+        io_uring_sqe_set_data64(sqe, ud);
+        io->inflight++;
+        io_stat_add(&io->stats.count[IO_SUBMITTED], 1);
+    }
+    return sqe;
+}
+
+/* Cancels the timed requests whose deadline has passed: each leaves the
+ * heap and gets an ASYNC_CANCEL. Its own CQE follows as any other:
+ * -ECANCELED (ETIMEDOUT to the caller), or its result if it completed
+ * first (the cancel then finds nothing). Returns how many it cancelled;
+ * with no free SQE it stops, and the next poll goes on. One clock read,
+ * and none when no timed request is in flight. */
+static unsigned expire(struct io_context *io)
+{
+    int64_t first = deadlines_earliest(&io->deadlines);
+    if (first == TIMER_NONE)
+        return 0;
+    int64_t now = cfa_clock_ns();
+    unsigned n = 0;
+    for (; first <= now && io_uring_sq_space_left(&io->ring) > 0; first = deadlines_earliest(&io->deadlines)) {
+        io_future *f = deadlines_pop(&io->deadlines);
+        struct io_uring_sqe *sqe = internal_sqe(io, UD_IGNORE);
+        io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)f, 0);
+        io_uring_sqe_set_data64(sqe, UD_IGNORE); /* prep_cancel64 set it to 0 */
+        n++;
+    }
+    if (first <= now)
+        io->countdown = 1;
+    return n;
+}
+
 static bool must_enter(struct io_context *io)
 {
     return io_uring_sq_ready(&io->ring) ||
@@ -314,6 +340,8 @@ unsigned io_ring_poll(struct io_context *io)
             ring_enter(io, 0);
         unsigned reaped = reap(io);
         n += reaped;
+        if (expire(io))
+            continue; /* submit the cancels, reap what they end */
         /* Again while requests wait for SQEs and the kernel takes them;
          * if it refuses (EBUSY) and nothing completed, the next poll. */
         if (!io->backlog_head || (io_uring_sq_space_left(&io->ring) == 0 && reaped == 0))
@@ -372,28 +400,14 @@ void io_ring_start(struct io_context *io, io_future *f)
 {
     /* Inside the no-migration window (see io_start): no system call, no
      * call through the PLT, until the SQE is filled. */
-    unsigned need = sqes_needed(f);
-    if (__builtin_expect(io->backlog_head != NULL, 0) || io_uring_sq_space_left(&io->ring) < need) {
+    if (__builtin_expect(io->backlog_head != NULL, 0) || io_uring_sq_space_left(&io->ring) == 0) {
         ring_start_slow(io, f);
         return;
     }
     prep_request(io, f);
-    io->inflight += need;
-    io_stat_add(&io->stats.count[IO_SUBMITTED], need);
 }
 
 /* ---- the wake-up timeout ----------------------------------------------------------- */
-
-static struct io_uring_sqe *internal_sqe(struct io_context *io, uint64_t ud)
-{
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
-    if (sqe) {
-        io_uring_sqe_set_data64(sqe, ud);
-        io->inflight++;
-        io_stat_add(&io->stats.count[IO_SUBMITTED], 1);
-    }
-    return sqe;
-}
 
 /* Before sleeping: make sure a CQE arrives on this ring (and so on the
  * processor's eventfd) by `deadline`. With no SQE free, the ring has
@@ -457,6 +471,7 @@ void io_ring_fini(struct io_context *io)
         leftovers = io->backlog_head;
         io->backlog_head = io->backlog_tail = NULL;
     }
+    deadlines_fini(&io->deadlines);
     ring_unmapping();
     io_uring_queue_exit(&io->ring);
     io->uring = false;

@@ -82,7 +82,8 @@ struct cfa_io_request {
     uint8_t  opcode;   /* enum io_opcode (runtime/src/io_request.h) */
     uint8_t  spare[3];
     int64_t  deadline; /* timed calls: CLOCK_MONOTONIC ns; 0: none */
-    int64_t  deadline_ts[2]; /* io_uring: the deadline as the kernel reads it */
+    int64_t  slot;     /* io_uring, timed calls: 1 + place in the ring's deadline heap; 0: none */
+    int64_t  spare2;
 };
 
 typedef struct io_future {

@@ -368,6 +368,51 @@ def concurrent(server, root, n=1000):
         print("concurrent: %d answered, %d ok" % (n, results.count("ok")))
         assert results.count("ok") >= n * 9 // 10
 
+def preemption_load(server, root, conns=120, seconds=4, processors="1"):
+    # Run with CFA_PREEMPTION_MS=1: connection threads are preempted after
+    # every millisecond of CPU time, at any instruction of the server's own
+    # code, holding its locks too. 120 keep-alive connections send requests
+    # for `seconds`; every response must be the file, byte-exact; then
+    # stop() checks exit 0 on SIGTERM with nothing leaked, and the access
+    # log has one line per request. A long User-Agent keeps a thread in the
+    # log's lock for microseconds (escaping it), where preemption finds it;
+    # on one processor a lock that blocks the kernel thread (a pthread
+    # mutex) then stalls the server for good. Deadlines are long: only a
+    # hang fails.
+    slow = ["--header-timeout", "60", "--keepalive-timeout", "60", "--send-timeout", "60", "--body-timeout", "60"]
+    log = tempfile.NamedTemporaryFile(prefix="httpd-log-")
+    ua = b"User-Agent: " + b"preempt-me/1.0 " * 40 + b"\r\n"
+    total = [0]
+    @served(server, root, *slow, "--access-log", log.name, "--processors", processors)
+    def _(port):
+        names = ["small.txt", "index.html", "page.html", "style.css", "app.js", "pic.png", "mid.bin"]
+        files = {n: open(os.path.join(root, n), "rb").read() for n in names}
+        results = []; lock = threading.Lock(); end = time.time() + seconds
+        def one(i):
+            rnd, ok, bad = random.Random(i), 0, []
+            try:
+                s = conn(port, timeout=120); buf = b""
+                while time.time() < end or ok == 0:
+                    name = rnd.choice(names)
+                    s.sendall(get(b"/" + name.encode(), ua))
+                    st, _, body, buf = read_response(s, buf)
+                    if st == 200 and body == files[name]: ok += 1
+                    else: bad.append("%s: %d, %d bytes" % (name, st, len(body)))
+                s.close()
+            except (OSError, EOFError) as e:
+                bad.append("connection %d: %r" % (i, e))
+            with lock: results.append((ok, bad))
+        ts = [threading.Thread(target=one, args=(i,)) for i in range(conns)]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        bad = [b for _, bs in results for b in bs]
+        assert len(results) == conns and not bad, bad[:5]
+        total[0] = sum(ok for ok, _ in results)
+        print("preemption load: %d connections for %d s, %d responses, every one byte-exact" % (conns, seconds, total[0]))
+    lines = open(log.name, "rb").read().count(b"\n")
+    assert lines == total[0], (lines, total[0])
+    print("access log: one line per request")
+
 def main():
     server, scenario = sys.argv[1], sys.argv[2]
     for _ in range(int(sys.argv[3]) if len(sys.argv) > 3 else 1):
@@ -378,6 +423,7 @@ def run(server, scenario):
     for d in ["sub", "site"]: os.mkdir(os.path.join(root, d))
     files = {"small.txt": b"small file\n", "index.html": b"<p>root index</p>\n", "site/index.html": b"<p>site</p>\n",
              "page.html": b"<p/>", "style.css": b"p{}", "app.js": b"1;", "pic.png": b"\x89PNG",
+             "mid.bin": random.randbytes(200 << 10),
              "big.bin": random.randbytes(3 << 20)}
     for name, data in files.items(): open(os.path.join(root, name), "wb").write(data)
     os.symlink("/etc/passwd", os.path.join(root, "escape"))
