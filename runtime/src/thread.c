@@ -19,6 +19,7 @@
  */
 #include "kernel.h"
 #include "context.h"
+#include "forkjoin.h"
 #include "spinlock.h"
 #include "stack.h"
 
@@ -103,6 +104,8 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
 void thread_halted(struct cfa_thread *t)
 {
     registry_remove_thread(t);
+    if (t->forkjoin)
+        forkjoin_thread_halted(t);
     stack_release(&t->self.stack);
     context_forget(&t->self);
     t->self.state = CFA_COROUTINE_HALTED;

@@ -15,12 +15,12 @@ void cfa_barrier_init(struct cfa_barrier *b, unsigned parties)
     b->parties = parties;
 }
 
-_Bool cfa_barrier_wait(struct cfa_barrier *b)
+int cfa_barrier_wait(struct cfa_barrier *b)
 {
     std_lock(&b->lock);
     if (b->parties == 0) {
         spin_unlock(&b->lock);
-        cfa_fatal("wait on a barrier that was never initialised (init(&b, parties))");
+        cfa_fatal("wait on a barrier that was never initialised or was destroyed (init(&b, parties))");
     }
     if (++b->arrived == b->parties) {
         struct std_wakes       wakes = { 0 };
@@ -31,8 +31,19 @@ _Bool cfa_barrier_wait(struct cfa_barrier *b)
             wait_complete(w, STD_OK, &wakes);
         spin_unlock(&b->lock);
         wakes_run(&wakes);
-        return true;
+        return 1;
     }
     wait_in(&b->waiters, &b->lock, NULL, "barrier");
-    return false;
+    return 0;
+}
+
+void cfa_barrier_destroy(struct cfa_barrier *b)
+{
+    std_lock(&b->lock);
+    unsigned waiting = b->arrived;
+    spin_unlock(&b->lock);
+    if (waiting)
+        cfa_fatal("destroy of a barrier that %u thread%s wait%s on", waiting,
+                  waiting == 1 ? "" : "s", waiting == 1 ? "s" : "");
+    memset(b, 0, sizeof *b);
 }

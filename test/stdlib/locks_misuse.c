@@ -2,7 +2,8 @@
 // holder: unlocking a lock that is free or held by another thread (both
 // lock types), relocking a mutex_lock (it would wait for itself forever),
 // waiting on a condition without holding its lock, a semaphore with a
-// negative count, a barrier of 0 parties or never initialised. try_lock of
+// negative count, a barrier of 0 parties, never initialised, destroyed or
+// destroyed while a thread waits on it. try_lock of
 // a held lock is no error: it returns false (control).
 //
 // RUN: %std-cc %s -o %t %std-link
@@ -16,6 +17,8 @@
 // RUN: not --crash %timeout %t sem_negative 2>&1 | FileCheck %s --check-prefix=SEM
 // RUN: not --crash %timeout %t barrier_zero 2>&1 | FileCheck %s --check-prefix=BZERO
 // RUN: not --crash %timeout %t barrier_uninit 2>&1 | FileCheck %s --check-prefix=BUNINIT
+// RUN: not --crash %timeout %t barrier_destroyed 2>&1 | FileCheck %s --check-prefix=BUNINIT
+// RUN: not --crash %timeout %t barrier_destroy_busy 2>&1 | FileCheck %s --check-prefix=BBUSY
 // RUN: %timeout %t control | FileCheck %s --check-prefix=CONTROL
 //
 // MFREE: cfa: error: unlock of a mutex_lock that is not locked
@@ -33,6 +36,8 @@
 // SEM: cfa: error: semaphore init with a negative count (-1)
 // BZERO: cfa: error: barrier init with 0 parties
 // BUNINIT: cfa: error: wait on a barrier that was never initialised
+// BBUSY: cfa: error: destroy of a barrier that 1 thread waits on
+// BBUSY-NOT: unreachable
 // CONTROL: try_lock of held locks: 0 0
 #include "tasks.h"
 
@@ -44,6 +49,8 @@ static condition_variable cv;
 
 static void unlock_m(void *unused) { unlock(&m); }
 static void unlock_o(void *unused) { unlock(&o); }
+static barrier           busy;
+static void wait_busy(void *unused) { wait(&busy); }
 static void try_both(void *p) { ((int *)p)[0] = try_lock(&m); ((int *)p)[1] = try_lock(&o); }
 
 int main(int argc, char **argv) {
@@ -76,6 +83,17 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "barrier_uninit") == 0) {
         barrier b = { 0 };
         wait(&b);
+    } else if (strcmp(mode, "barrier_destroyed") == 0) {
+        barrier b;
+        init(&b, 1);
+        wait(&b);
+        cfa_barrier_destroy(&b);
+        wait(&b);
+    } else if (strcmp(mode, "barrier_destroy_busy") == 0) {
+        init(&busy, 2);
+        struct task *t = task_spawn(wait_busy, NULL, "waiter");
+        while (atomic_load(&t->thread.state) != CFA_THREAD_BLOCKED) cfa_yield();
+        cfa_barrier_destroy(&busy);
     } else if (strcmp(mode, "control") == 0) {
         int got[2] = { -1, -1 };
         lock(&m);

@@ -57,6 +57,7 @@ struct cfa_thread {
     struct cfa_monitor    self_monitor; /* a thread is a monitor; main holds it */
     struct cfa_mutex_group *mutex_group; /* innermost mutex call in progress */
     struct cfa_thread    *all_prev, *all_next; /* registry of live threads */
+    void                 *forkjoin;     /* its fork-join deque (forkjoin.c), or NULL */
 };
 
 /* Default usable stack size of a thread or coroutine (CFA_STACK_SIZE in the

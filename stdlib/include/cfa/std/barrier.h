@@ -7,8 +7,12 @@
  * thread may wait again at once. Fairness: not applicable (a whole phase
  * is released at once; wake-up order is arrival order).
  *
+ * destroy: the barrier is uninitialised again (init may reuse it); no
+ * thread may be waiting.
+ *
  * Errors (fatal, naming the thread): init with 0 parties; wait on a
- * barrier that was never initialised.
+ * barrier that was never initialised (or was destroyed); destroy while
+ * threads wait.
  *
  * Invariants (under `lock`): arrived < parties between calls; exactly
  * `arrived` threads wait.
@@ -16,7 +20,6 @@
 #ifndef CFA_STD_BARRIER_H
 #define CFA_STD_BARRIER_H
 
-#include <stdbool.h>
 #include <cfa/std/waitq.h>
 
 #ifdef __cplusplus
@@ -31,8 +34,10 @@ struct cfa_barrier {
     struct cfa_std_waitq waiters;
 };
 
-void  cfa_barrier_init(struct cfa_barrier *b, unsigned parties);
-bool cfa_barrier_wait(struct cfa_barrier *b);
+void cfa_barrier_init(struct cfa_barrier *b, unsigned parties);
+/* 1 in exactly one thread per phase (the last arrival), else 0. */
+int  cfa_barrier_wait(struct cfa_barrier *b);
+void cfa_barrier_destroy(struct cfa_barrier *b);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,432 @@
+/* forkjoin.c: tasks, task groups and the fork-join workers of a cluster
+ * (docs/forkjoin.md: design and cost model).
+ *
+ * Owns, per cluster, a pool: the deques of the threads that spawned tasks
+ * (a thread gets one at its first spawn, in cfa_thread.forkjoin, and gives
+ * it back to the pool when it halts), the workers and the sleeping ones.
+ *
+ * Workers are ordinary cfa-lite threads, one per processor of the cluster
+ * (more are started when processors are added), scheduled through the
+ * ready queue like any thread: a worker pops its own deque, else steals
+ * from a random deque of the pool, and yields after every stolen task, so
+ * a fork-join phase takes turns with the cluster's other threads (and is
+ * preempted like them). A worker that finds nothing twice sleeps (parks).
+ *
+ * A task group counts its unfinished tasks (state, with FJ_WAITING set by
+ * a waiter that parked). wait runs the group's tasks from the bottom of
+ * its own deque (the newest first, work-first order), then steals the
+ * group's tasks from other deques, and parks only when every task of the
+ * group left is running elsewhere; its processor meanwhile runs workers.
+ *
+ * Protocols:
+ *  Spawn: (1) count the task in its group; (2) push it (release); (3)
+ *   fence; (4) if a worker sleeps, wake one.
+ *  Worker sleep: (1) under the pool lock, list itself and count itself in
+ *   `sleeping`; (2) fence; (3) look at every deque: on work, unlist itself
+ *   (or, if a waker unlisted it already, take its permit) and go on; (4)
+ *   park until a waker has unlisted it. Spawn's (3)-(4) against sleep's
+ *   (1)-(3): either the spawner sees `sleeping` and wakes someone listed, or
+ *   the sleeper sees the task.
+ *  Wait: (1) publish `waiter`; (2) CAS FJ_WAITING into a non-zero count;
+ *   (3) park until the state is 0. Task end: decrement; the task that takes
+ *   the count from 1 to 0 under FJ_WAITING reads `waiter`, stores state 0
+ *   (its last touch of the group: the waiter may return and free it) and
+ *   unparks the waiter.
+ *
+ * Invariants:
+ *  1. A group's count = tasks spawned into it that have not finished; it
+ *     is 0 when wait returns (checked in the debug build).
+ *  2. A deque is registered in at most one pool slot and stays there
+ *     (recycled, never freed), so a thief may read any slot's deque at any
+ *     time.
+ *  3. A worker is on its pool's sleeper list iff `listed`, and `sleeping`
+ *     counts the listed workers (both under the pool lock).
+ */
+#include "forkjoin.h"
+
+#include "kernel.h"
+#include "spinlock.h"
+
+#include <cfa/cluster.h>
+#include <cfa/forkjoin.h>
+#include <cfa/processor.h>
+#include <cfa/runtime.h>
+#include <cfa/thread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FJ_WAITING (UINT64_C(1) << 63)
+
+enum {
+    FJ_MAX_DEQUES = 4096, /* threads with a deque, per cluster; beyond: tasks run inline */
+    FJ_RING_FIRST = 64,   /* records in a new deque */
+    FJ_IDLE_ROUNDS = 2,   /* fruitless rounds of stealing before a worker sleeps */
+};
+
+struct fj_pool;
+
+/* A thread's deque and its place in the pool. */
+struct fj_home {
+    struct fj_deque deque;
+    struct fj_pool *pool;
+    struct fj_home *next_free;
+    uint64_t        seed;   /* victim choice (xorshift) */
+};
+
+struct fj_worker {
+    struct fj_pool   *pool;
+    struct fj_worker *next_sleeper;
+    bool              listed;  /* on the sleeper list (pool lock) */
+    struct cfa_thread thread;
+};
+
+struct fj_pool {
+    struct cfa_cluster *cluster;
+    struct fj_pool     *next;
+    _Atomic unsigned    ndeques;                 /* slots used */
+    _Atomic(struct fj_home *) homes[FJ_MAX_DEQUES];
+    _Atomic int         lock;                    /* below, and registration */
+    struct fj_home     *free;                    /* deques of halted threads */
+    struct fj_worker   *sleepers;
+    _Atomic unsigned    sleeping;
+    _Atomic unsigned    nworkers;
+};
+
+static _Atomic int             pools_lock;
+static _Atomic(struct fj_pool *) pools;
+
+/* --- deques -------------------------------------------------------------- */
+
+static struct fj_ring *ring_new(int64_t capacity)
+{
+    struct fj_ring *r = malloc(sizeof *r + (size_t)capacity * sizeof r->slot[0]);
+    if (r) {
+        r->mask = capacity - 1;
+        r->older = NULL;
+    }
+    return r;
+}
+
+bool fj_deque_init(struct fj_deque *d)
+{
+    struct fj_ring *r = ring_new(FJ_RING_FIRST);
+    if (!r)
+        return false;
+    atomic_init(&d->top, 0);
+    atomic_init(&d->bottom, 0);
+    atomic_init(&d->ring, r);
+    return true;
+}
+
+struct fj_ring *fj_deque_grow(struct fj_deque *d, struct fj_ring *r, int64_t top, int64_t bottom)
+{
+    struct fj_ring *bigger = ring_new(2 * (r->mask + 1));
+    if (!bigger)
+        return NULL;
+    for (int64_t i = top; i < bottom; i++) {
+        struct fj_task t;
+        fj_slot_load(r, i, &t);
+        fj_slot_store(bigger, i, &t);
+    }
+    bigger->older = r; /* invariant 2 of fj_deque.h: thieves may still read r */
+    atomic_store_explicit(&d->ring, bigger, memory_order_release);
+    return bigger;
+}
+
+/* --- pools and workers --------------------------------------------------- */
+
+static struct fj_pool *pool_of(struct cfa_cluster *cl)
+{
+    for (struct fj_pool *p = atomic_load_explicit(&pools, memory_order_acquire); p; p = p->next)
+        if (p->cluster == cl)
+            return p;
+    spin_lock(&pools_lock);
+    struct fj_pool *p = atomic_load_explicit(&pools, memory_order_relaxed);
+    while (p && p->cluster != cl)
+        p = p->next;
+    if (!p && (p = cache_aligned_zalloc(sizeof *p))) {
+        p->cluster = cl;
+        p->next = atomic_load_explicit(&pools, memory_order_relaxed);
+        atomic_store_explicit(&pools, p, memory_order_release);
+    }
+    spin_unlock(&pools_lock);
+    return p;
+}
+
+static void run_task(const struct fj_task *t);
+static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_group *only, struct fj_task *t);
+static bool pool_has_work(struct fj_pool *pool);
+static struct fj_home *home_of(struct cfa_thread *t);
+
+static void wake_one(struct fj_pool *pool)
+{
+    spin_lock(&pool->lock);
+    struct fj_worker *w = pool->sleepers;
+    if (w) {
+        pool->sleepers = w->next_sleeper;
+        w->listed = false;
+        atomic_fetch_sub_explicit(&pool->sleeping, 1, memory_order_relaxed);
+    }
+    spin_unlock(&pool->lock);
+    if (w)
+        cfa_unpark(&w->thread);
+}
+
+/* Worker sleep, steps (1)-(4) of the file comment. */
+static void worker_sleep(struct fj_worker *w)
+{
+    struct fj_pool *pool = w->pool;
+    spin_lock(&pool->lock);
+    w->next_sleeper = pool->sleepers;
+    pool->sleepers = w;
+    w->listed = true;
+    atomic_fetch_add_explicit(&pool->sleeping, 1, memory_order_relaxed);
+    spin_unlock(&pool->lock);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (pool_has_work(pool)) {
+        spin_lock(&pool->lock);
+        bool still = w->listed;
+        if (still) {
+            struct fj_worker **link = &pool->sleepers;
+            while (*link != w)
+                link = &(*link)->next_sleeper;
+            *link = w->next_sleeper;
+            w->listed = false;
+            atomic_fetch_sub_explicit(&pool->sleeping, 1, memory_order_relaxed);
+        }
+        spin_unlock(&pool->lock);
+        if (still)
+            return;
+        /* a waker unlisted us: its unpark is ours to take */
+    }
+    for (;;) {
+        cfa_park_for("fork-join worker: idle");
+        spin_lock(&pool->lock);
+        bool listed = w->listed;
+        spin_unlock(&pool->lock);
+        if (!listed)
+            return;
+    }
+}
+
+static void worker_main(void *object)
+{
+    struct fj_worker *w = object;
+    struct fj_home *home = home_of(&w->thread);
+    if (!home)
+        return; /* out of memory: the other threads do the work */
+    for (unsigned idle = 0;;) {
+        struct fj_task t;
+        if (fj_deque_pop(&home->deque, NULL, &t)) {
+            run_task(&t);
+        } else if (steal_some(w->pool, home, NULL, &t)) {
+            run_task(&t);
+            idle = 0;
+            cfa_yield(); /* take turns with the cluster's other threads */
+        } else if (++idle < FJ_IDLE_ROUNDS) {
+            cfa_yield();
+        } else {
+            idle = 0;
+            worker_sleep(w);
+        }
+    }
+}
+
+/* One worker per processor of the pool's cluster. */
+static void ensure_workers(struct fj_pool *pool)
+{
+    unsigned want = cfa_cluster_processor_count(pool->cluster);
+    if (atomic_load_explicit(&pool->nworkers, memory_order_relaxed) >= want)
+        return;
+    spin_lock(&pool->lock);
+    unsigned have = atomic_load_explicit(&pool->nworkers, memory_order_relaxed);
+    unsigned start = want > have ? want - have : 0;
+    atomic_store_explicit(&pool->nworkers, have + start, memory_order_relaxed);
+    spin_unlock(&pool->lock);
+    for (unsigned i = 0; i < start; i++) {
+        struct fj_worker *w = cache_aligned_zalloc(sizeof *w);
+        if (!w) {
+            atomic_fetch_sub_explicit(&pool->nworkers, start - i, memory_order_relaxed);
+            return;
+        }
+        w->pool = pool;
+        cfa_thread_start(&w->thread, worker_main, w, "forkjoin_worker", 0);
+    }
+}
+
+/* The caller's deque, set up at its first spawn. NULL: none to be had. */
+static __attribute__((noinline)) struct fj_home *home_attach(struct cfa_thread *t)
+{
+    struct fj_pool *pool = pool_of(t->cluster);
+    if (!pool)
+        return NULL;
+    ensure_workers(pool);
+    spin_lock(&pool->lock);
+    struct fj_home *h = pool->free;
+    if (h) {
+        pool->free = h->next_free;
+    } else {
+        unsigned slot = atomic_load_explicit(&pool->ndeques, memory_order_relaxed);
+        if (slot < FJ_MAX_DEQUES && (h = cache_aligned_zalloc(sizeof *h))) {
+            if (fj_deque_init(&h->deque)) {
+                h->pool = pool;
+                h->seed = (uintptr_t)h | 1;
+                atomic_store_explicit(&pool->homes[slot], h, memory_order_release);
+                atomic_store_explicit(&pool->ndeques, slot + 1, memory_order_release);
+            } else {
+                free(h);
+                h = NULL;
+            }
+        }
+    }
+    spin_unlock(&pool->lock);
+    t->forkjoin = h;
+    return h;
+}
+
+static inline struct fj_home *home_of(struct cfa_thread *t)
+{
+    struct fj_home *h = t->forkjoin;
+    return __builtin_expect(h != NULL, 1) ? h : home_attach(t);
+}
+
+void forkjoin_thread_halted(struct cfa_thread *t)
+{
+    struct fj_home *h = t->forkjoin;
+    t->forkjoin = NULL;
+    struct fj_pool *pool = h->pool;
+    spin_lock(&pool->lock);
+    h->next_free = pool->free;
+    pool->free = h;
+    spin_unlock(&pool->lock);
+}
+
+unsigned fj_processors(void)
+{
+    struct cfa_thread *self = this_thread();
+    return self ? cfa_cluster_processor_count(self->cluster) : 0;
+}
+
+/* --- stealing ------------------------------------------------------------ */
+
+static bool pool_has_work(struct fj_pool *pool)
+{
+    unsigned n = atomic_load_explicit(&pool->ndeques, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++) {
+        struct fj_home *h = atomic_load_explicit(&pool->homes[i], memory_order_acquire);
+        if (h && fj_deque_has_work(&h->deque))
+            return true;
+    }
+    return false;
+}
+
+/* One round over the pool's deques from a random one; `only`: take only
+ * that group's tasks. */
+static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_group *only, struct fj_task *t)
+{
+    unsigned n = atomic_load_explicit(&pool->ndeques, memory_order_acquire);
+    if (n <= 1)
+        return false;
+    uint64_t x = self->seed;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    self->seed = x;
+    unsigned start = (unsigned)(x % n);
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = start + k < n ? start + k : start + k - n;
+        struct fj_home *h = atomic_load_explicit(&pool->homes[i], memory_order_acquire);
+        if (h && h != self && fj_deque_steal(&h->deque, only, t))
+            return true;
+    }
+    return false;
+}
+
+/* --- tasks and groups ---------------------------------------------------- */
+
+/* Task end: the decrement of the wait protocol. */
+static void task_done(cfa_task_group *g)
+{
+    uint64_t old = __atomic_fetch_sub(&g->state, 1, __ATOMIC_ACQ_REL);
+    cfa_assert("fork-join: a group never finishes more tasks than were spawned into it",
+               (old & ~FJ_WAITING) != 0);
+    if (old == (FJ_WAITING | 1)) {
+        struct cfa_thread *waiter = g->waiter;
+        __atomic_store_n(&g->state, 0, __ATOMIC_RELEASE); /* last touch of g */
+        cfa_unpark(waiter);
+    }
+}
+
+static void run_task(const struct fj_task *t)
+{
+    struct fj_task task = *t;
+    task.run(&task);
+    task_done(task.group);
+}
+
+void fj_spawn(const struct fj_task *t)
+{
+    __atomic_fetch_add(&t->group->state, 1, __ATOMIC_RELAXED);
+    struct cfa_thread *self = this_thread();
+    struct fj_home *h = self ? home_of(self) : NULL;
+    if (__builtin_expect(!h || !fj_deque_push(&h->deque, t), 0)) {
+        run_task(t);
+        return;
+    }
+    fj_fence();
+    if (atomic_load_explicit(&h->pool->sleeping, memory_order_relaxed))
+        wake_one(h->pool);
+}
+
+static void run_call(struct fj_task *t)
+{
+    ((void (*)(void *))t->a)((void *)(uintptr_t)t->b);
+}
+
+void cfa_task_group_init(cfa_task_group *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
+void cfa_task_spawn(cfa_task_group *g, void (*fn)(void *arg), void *arg)
+{
+    struct fj_task t = { .run = run_call, .group = g, .a = (uintptr_t)fn, .b = (int64_t)(uintptr_t)arg };
+    fj_spawn(&t);
+}
+
+/* Wait's slow path: steps (1)-(3) of the file comment. */
+static __attribute__((noinline)) void wait_parked(cfa_task_group *g, struct cfa_thread *self)
+{
+    g->waiter = self;
+    uint64_t s = __atomic_load_n(&g->state, __ATOMIC_RELAXED);
+    do {
+        if (s == 0)
+            return;
+    } while (!__atomic_compare_exchange_n(&g->state, &s, s | FJ_WAITING, false, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_RELAXED));
+    while (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != 0)
+        cfa_park_for("fork-join wait");
+}
+
+void cfa_task_group_wait(cfa_task_group *g)
+{
+    if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) == 0)
+        return;
+    struct cfa_thread *self = this_thread();
+    if (!self) { /* a kernel thread: another thread's tasks, running elsewhere */
+        while (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != 0)
+            sched_yield();
+        return;
+    }
+    struct fj_home *h = home_of(self);
+    struct fj_task t;
+    while (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != 0) {
+        if (h && (fj_deque_pop(&h->deque, g, &t) || steal_some(h->pool, h, g, &t))) {
+            run_task(&t);
+            continue;
+        }
+        if (h)
+            ensure_workers(h->pool);
+        wait_parked(g, self);
+    }
+    cfa_assert("fork-join: a group has no task left when wait returns",
+               __atomic_load_n(&g->state, __ATOMIC_RELAXED) == 0);
+}
