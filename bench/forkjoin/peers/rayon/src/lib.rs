@@ -6,6 +6,28 @@
 //! input and check. The programs in src/bin add the parallel structure.
 use std::time::Instant;
 
+#[repr(C)]
+struct Timespec {
+    sec: i64,
+    nsec: i64,
+}
+extern "C" {
+    fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
+}
+
+/// The process's CPU time in seconds (CLOCK_PROCESS_CPUTIME_ID, as fj.h).
+fn cpu_seconds() -> f64 {
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    unsafe { clock_gettime(2, &mut t) };
+    t.sec as f64 + t.nsec as f64 * 1e-9
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
 #[derive(Clone, Copy, PartialEq)]
 pub enum UtsKind {
     Binomial,
@@ -76,28 +98,28 @@ pub fn fail(o: &Options, what: String) -> ! {
 }
 
 /// fj.h's fj_measure: warm-up, then prepare (untimed), run (timed), check
-/// (untimed) until BENCH_SECONDS of runs; `RESULT <median ms>` last.
+/// (untimed) until BENCH_SECONDS of runs; the median CPU time per run on
+/// the line before `RESULT <median ms>`, which is last.
 pub fn measure<S>(o: &Options, s: &mut S, prepare: fn(&mut S), run: fn(&mut S), check: fn(&Options, &S)) -> ! {
     prepare(s);
     run(s);
     check(o, s);
-    let mut ms = Vec::new();
+    let (mut ms, mut cpu_ms) = (Vec::new(), Vec::new());
     let mut spent = 0.0;
     while ms.len() < 10000 && (ms.is_empty() || spent < o.seconds) {
         prepare(s);
-        let t0 = Instant::now();
+        let (c0, t0) = (cpu_seconds(), Instant::now());
         run(s);
-        let t = t0.elapsed().as_secs_f64();
+        let (t, c) = (t0.elapsed().as_secs_f64(), cpu_seconds() - c0);
         check(o, s);
         ms.push(t * 1e3);
+        cpu_ms.push(c * 1e3);
         spent += t;
     }
-    ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = ms.len();
-    let median = if n % 2 == 1 { ms[n / 2] } else { (ms[n / 2 - 1] + ms[n / 2]) / 2.0 };
+    let (n, cpu, median) = (ms.len(), median(&mut cpu_ms), median(&mut ms));
     println!(
-        "{} {}: {} processor(s), {} size, {} runs verified, min {:.3} ms, median {:.3} ms",
-        program(), o.variant, o.procs, if o.test_size { "test" } else { "bench" }, n, ms[0], median
+        "{} {}: {} processor(s), {} size, {} runs verified, min {:.3} ms, median {:.3} ms, CPU {:.3} ms",
+        program(), o.variant, o.procs, if o.test_size { "test" } else { "bench" }, n, ms[0], median, cpu
     );
     println!("RESULT {}", median);
     std::process::exit(0)
