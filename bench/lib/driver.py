@@ -152,6 +152,19 @@ def read_raw(path):
     return rows
 
 
+def compare(rows, field, runtime, order):
+    """Sets r[field] of every row to how much better a is than b, where
+    (a, b) = order(r, that configuration's row of `runtime`); None without
+    both medians."""
+    ref = {(r["suite"], r["benchmark"], r["variant"], r["procs"]): r for r in rows if r["runtime"] == runtime}
+    for r in rows:
+        base = ref.get((r["suite"], r["benchmark"], r["variant"], r["procs"]))
+        r[field] = None
+        if base and base["median"] and r["median"]:
+            a, b = order(r, base)
+            r[field] = a["median"] / b["median"] if r["better"] == "higher" else b["median"] / a["median"]
+
+
 def summarize(raw):
     """One row per (suite, benchmark, variant, procs, runtime)."""
     groups = {}
@@ -172,23 +185,11 @@ def summarize(raw):
             row.update(median=None, min=None, max=None,
                        status="dnf" if "dnf" in g["failed"] else "error")
         rows.append(row)
-    # cfa-lite's advantage: > 1 means cfa-lite is better, whichever way "better" points.
-    cfa = {(r["suite"], r["benchmark"], r["variant"], r["procs"]): r for r in rows if r["runtime"] == "cfa"}
-    for r in rows:
-        base = cfa.get((r["suite"], r["benchmark"], r["variant"], r["procs"]))
-        r["cfa_advantage"] = None
-        if base and base["median"] and r["median"]:
-            r["cfa_advantage"] = (base["median"] / r["median"] if r["better"] == "higher"
-                                  else r["median"] / base["median"])
-    # Speed-up over the sequential baseline (same configuration and
-    # processors), > 1 meaning faster than it, whichever way "better" points.
-    seq = {(r["suite"], r["benchmark"], r["variant"], r["procs"]): r for r in rows if r["runtime"] == BASELINE}
-    for r in rows:
-        base = seq.get((r["suite"], r["benchmark"], r["variant"], r["procs"]))
-        r["speedup"] = None
-        if base and base["median"] and r["median"]:
-            r["speedup"] = (r["median"] / base["median"] if r["better"] == "higher"
-                            else base["median"] / r["median"])
+    # cfa-lite's advantage over every runtime, and every runtime's speed-up
+    # over the sequential baseline (same configuration and processors): > 1
+    # means cfa-lite (the runtime) is better, whichever way "better" points.
+    compare(rows, "cfa_advantage", "cfa", lambda r, cfa: (cfa, r))
+    compare(rows, "speedup", BASELINE, lambda r, seq: (r, seq))
     order = {rt: i for i, rt in enumerate(RUNTIMES)}
     rows.sort(key=lambda r: (r["suite"], r["benchmark"], r["variant"], r["procs"], order.get(r["runtime"], 99)))
     return rows
@@ -279,48 +280,43 @@ def plot(outdir, rows):
             line, = ax.plot(xs, [r["median"] for _, r in pts], marker="o", label=rt)
             ax.fill_between(xs, [r["min"] for _, r in pts], [r["max"] for _, r in pts],
                             color=line.get_color(), alpha=0.2)
-        unit, better = krows[0]["unit"], krows[0]["better"]
         name = key[1] + ("" if key[2] == "-" else " " + key[2])
-        ax.set_title("%s (%s is better)" % (name, better))
-        ax.set_xlabel("processors")
-        ax.set_ylabel(unit)
-        ax.set_xticks(sorted({r["procs"] for r in krows}))
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        path = os.path.join(outdir, "plots", "%s-%s%s.png" % (key[0], key[1], "" if key[2] == "-" else "-" + key[2]))
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
+        written.append(save_plot(plt, fig, ax, outdir, key, "", krows, "%s (%s is better)" % (name, krows[0]["better"]),
+                                 krows[0]["unit"]))
         if any(r["speedup"] is not None and r["runtime"] != BASELINE for r in krows):
             written.append(plot_speedup(plt, outdir, key, name, krows))
     return written
+
+
+def save_plot(plt, fig, ax, outdir, key, suffix, krows, title, ylabel):
+    """Titles, axes and legend of a plot of `key`; writes
+    plots/<suite>-<benchmark>[-<variant>]<suffix>.png and returns its path."""
+    ax.set_title(title)
+    ax.set_xlabel("processors")
+    ax.set_ylabel(ylabel)
+    ax.set_xticks(sorted({r["procs"] for r in krows}))
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path = os.path.join(outdir, "plots", "%s-%s%s%s.png" % (key[0], key[1], "" if key[2] == "-" else "-" + key[2], suffix))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def plot_speedup(plt, outdir, key, name, krows):
     """Speed-up over the sequential baseline against processors, one line
     per runtime (the baseline is the line y = 1)."""
     fig, ax = plt.subplots(figsize=(6, 4))
-    procs = sorted({r["procs"] for r in krows})
     for rt in RUNTIMES:
         pts = sorted((r["procs"], r["speedup"]) for r in krows
                      if r["runtime"] == rt and r["speedup"] is not None)
         if pts and rt != BASELINE:
             ax.plot([p for p, _ in pts], [s for _, s in pts], marker="o", label=rt)
     ax.axhline(1, color="grey", linewidth=1, linestyle="--", label="%s (baseline)" % BASELINE)
-    ax.set_title("%s: speed-up over sequential C (higher is better)" % name)
-    ax.set_xlabel("processors")
-    ax.set_ylabel("speed-up (x)")
-    ax.set_xticks(procs)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    path = os.path.join(outdir, "plots", "%s-%s%s-speedup.png" % (key[0], key[1], "" if key[2] == "-" else "-" + key[2]))
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_plot(plt, fig, ax, outdir, key, "-speedup", krows,
+                     "%s: speed-up over sequential C (higher is better)" % name, "speed-up (x)")
 
 
 def report(args, raw, header):
