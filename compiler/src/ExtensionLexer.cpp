@@ -53,6 +53,7 @@ public:
       : Source(Source), PresumedName(PresumedName), Code(Source), Tokens(Code.tokens()),
         Partner(Code.partners()), DeclaresOwnNew(declaresFunctionNamed("new")),
         DeclaresOwnSuspend(declaresFunctionNamed("suspend")),
+        DeclaresOwnCorun(declaresFunctionNamed("corun")), DeclaresOwnCofor(declaresFunctionNamed("cofor")),
         Statements(Code, !declaresFunctionNamed("waitfor")) {}
 
   DesugaredFile run() {
@@ -73,6 +74,7 @@ private:
   DesugaredFile Result;
   bool DeclaresOwnNew; // the file's C code has a function named new
   bool DeclaresOwnSuspend; // ... a function named suspend
+  bool DeclaresOwnCorun, DeclaresOwnCofor; // ... named corun, cofor
   StatementSyntax Statements;
   unsigned StatementCounter = 0; // names the variables of mutex and waitfor statements
   static constexpr size_t None = CodeTokens::None;
@@ -163,7 +165,95 @@ private:
       return desugarWaitfor(I);
     if (T.Text == "suspend")
       return desugarSuspendStatement(I);
+    if (T.Text == "corun" && !DeclaresOwnCorun)
+      return desugarCorun(I);
+    if (T.Text == "cofor" && !DeclaresOwnCofor)
+      return desugarCofor(I);
     return I;
+  }
+
+  // corun S  ->  switch (__cfa_corun) default: S
+  // (a switch, not an if: an `else` after S still belongs to the enclosing
+  // if). The fork-join pass lowers it. Only at a statement start, and not
+  // where the word is an operand (`corun = 1;`, `corun[i]`).
+  size_t desugarCorun(size_t I) {
+    if (!Statements.atStatementStart(I) || I + 1 >= Tokens.size())
+      return I;
+    switch (Tokens[I + 1].Kind) {
+    case clang::tok::equal: case clang::tok::l_square: case clang::tok::period: case clang::tok::arrow:
+    case clang::tok::plusplus: case clang::tok::minusminus: case clang::tok::comma:
+    case clang::tok::plusequal: case clang::tok::minusequal: case clang::tok::starequal:
+    case clang::tok::slashequal: case clang::tok::colon:
+      return I;
+    default:
+      break;
+    }
+    replaceToken(I, "switch (__cfa_corun) default:");
+    return I;
+  }
+
+  // cofor (i; lo ~ hi) S  ->  for (__auto_type i = (lo); __cfa_cofor; (void)(hi)) S
+  // cofor (i; N) S        ->  for (__auto_type i = 0; __cfa_cofor; (void)(N)) S
+  // cofor (T i; ...) S    ->  for (T i = ...
+  // The fork-join pass lowers the loop; the index type is the common type
+  // of lo and hi. `~` separates the bounds where it follows an operand
+  // (elsewhere it is the complement operator).
+  size_t desugarCofor(size_t I) {
+    if (!Statements.atStatementStart(I) || !isKind(I + 1, clang::tok::l_paren) || Partner[I + 1] == None)
+      return I;
+    size_t Open = I + 1, Close = Partner[Open], Semi = None, Tilde = None;
+    for (size_t J = Open + 1; J < Close; ++J) {
+      if (Partner[J] != None && Partner[J] > J) {
+        J = Partner[J];
+        continue;
+      }
+      if (Semi == None && isKind(J, clang::tok::semi))
+        Semi = J;
+      else if (Semi != None && Tilde == None && isKind(J, clang::tok::tilde) && J > Semi + 1 &&
+               endsOperand(J - 1))
+        Tilde = J;
+      else if (isKind(J, clang::tok::semi)) {
+        error(Tokens[J].Offset, "a cofor header is (i; N) or (i; lo ~ hi)");
+        blankTokens(I, Close);
+        return Close;
+      }
+    }
+    if (Semi == None)
+      return I; // cofor(a, b): a call of the user's function
+    if (Semi == Open + 1 || !isName(Semi - 1)) {
+      error(Tokens[Semi == Open + 1 ? Semi : Semi - 1].Offset, "a cofor needs an index name: cofor (i; N)");
+      blankTokens(I, Close);
+      return Close;
+    }
+    if (Semi + 1 == Close || Tilde == Semi + 1 || Tilde + 1 == Close) {
+      error(Tokens[Semi + 1 == Close ? Close : Tilde].Offset, "a cofor needs a range: cofor (i; N) or cofor (i; lo ~ hi)");
+      blankTokens(I, Close);
+      return Close;
+    }
+    replaceToken(I, "for");
+    if (Semi == Open + 2)
+      addEdit(Tokens[Semi - 1].Offset, Tokens[Semi - 1].Offset, "__auto_type ", Tokens[Semi - 1].Offset);
+    if (Tilde != None) {
+      replaceToken(Semi, " = (");
+      replaceToken(Tilde, "); __cfa_cofor; (void)(");
+    } else {
+      replaceToken(Semi, " = 0; __cfa_cofor; (void)(");
+    }
+    addEdit(Tokens[Close].Offset, Tokens[Close].Offset, ")", Tokens[Close].Offset, /*Closer=*/true);
+    return I;
+  }
+
+  // Token I can end an operand: a name, a literal, `)`, `]`, `++`, `--`.
+  bool endsOperand(size_t I) const {
+    switch (Tokens[I].Kind) {
+    case clang::tok::raw_identifier:
+      return !isCKeyword(Tokens[I].Text);
+    case clang::tok::numeric_constant: case clang::tok::char_constant: case clang::tok::string_literal:
+    case clang::tok::r_paren: case clang::tok::r_square: case clang::tok::plusplus: case clang::tok::minusminus:
+      return true;
+    default:
+      return false;
+    }
   }
 
   // `suspend;`, Cforall's statement form, is `suspend();`. Not in a file

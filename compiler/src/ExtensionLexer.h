@@ -22,6 +22,11 @@
 //   10`ms, x`s, (a+b)`us           -> ms(10), s(x), us((a+b))
 //   suspend;  (a statement)        -> suspend();  (not in a file that
 //                                     declares its own C function suspend)
+//   corun S                        -> switch (__cfa_corun) default: S
+//   cofor (i; lo ~ hi) S           -> for (__auto_type i = (lo); __cfa_cofor; (void)(hi)) S
+//   cofor (i; N) S                 -> for (__auto_type i = 0; __cfa_cofor; (void)(N)) S
+//                                     (both lowered by ForkJoinLowering; not in
+//                                     a file with its own function of that name)
 //
 // The prologue includes <cfa/prelude.h> and declares, per type, the typedef
 // and the per-type overloads (join/unpark for threads, resume for

@@ -6,7 +6,8 @@
 //  2. lowerObjectLifetimes  declarations: RAII start/stop, statics, by-value rules
 //  3. lowerHeapObjects    new(...) and delete(...)
 //  4. lowerMonitors       mutex parameters and statements, waitfor clauses
-//  5. emitHelpers         per-type helpers, cleanups, static start/stop
+//  5. lowerForkJoin       corun and cofor: bodies into generated functions
+//  6. emitHelpers         per-type helpers, cleanups, static start/stop
 #ifndef CFACC_PASSES_H
 #define CFACC_PASSES_H
 
@@ -18,6 +19,7 @@ void lowerTypeMains(LoweringContext &L);
 void lowerObjectLifetimes(LoweringContext &L);
 void lowerHeapObjects(LoweringContext &L);
 void lowerMonitors(LoweringContext &L);
+void lowerForkJoin(LoweringContext &L);
 void emitHelpers(LoweringContext &L, clang::FileID MainFile);
 
 } // namespace cfacc

@@ -49,6 +49,7 @@ public:
     lowerObjectLifetimes(L);
     lowerHeapObjects(L);
     lowerMonitors(L);
+    lowerForkJoin(L);
     if (L.hadErrors() || Diags.hasErrorOccurred())
       return;
     emitHelpers(L, SM.getMainFileID());

@@ -17,10 +17,15 @@
 #ifndef CFA_PRELUDE_H
 #define CFA_PRELUDE_H
 
+#include <cfa/forkjoin.h>
 #include <cfa/io.h>
 #include <cfa/runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The markers the extension lexer leaves for corun and cofor (lowered by
+ * cfacc's fork-join pass, which reports any it cannot lower). */
+enum { __cfa_corun = 1, __cfa_cofor = 1 };
 
 #define __CFA_BUILTIN static inline __attribute__((overloadable, always_inline, unused))
 #define __CFA_HELPER static inline __attribute__((always_inline, unused))
