@@ -23,7 +23,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Table and plot order. "seq" is a suite's sequential baseline: not a peer
 # (no cfa-lite advantage over it) but what every runtime's speed-up is over.
-RUNTIMES = ["cfa", "go", "tokio", "pthread", "tbb", "omp", "rayon", "seq"]
+RUNTIMES = ["cfa", "cfa-lang", "go", "tokio", "pthread", "tbb", "omp", "rayon", "seq"]
 BASELINE = "seq"
 FIELDS = ["benchmark", "variant", "runtime", "procs", "unit", "better", "command"]
 
