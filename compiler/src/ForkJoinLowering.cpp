@@ -525,7 +525,10 @@ private:
       return;
     }
 
-    // The generated struct and function.
+    // The generated struct and function; members in declaration order.
+    std::sort(F.Captures.begin(), F.Captures.end(), [&](const clang::VarDecl *A, const clang::VarDecl *B) {
+      return SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
+    });
     std::string Members;
     if (F.IsCofor)
       Members += " " + indexTypeName(F) + " __cfa_lo;";
@@ -544,7 +547,7 @@ private:
               "  struct " + Struct + " *" + Env + " = __cfa_env;\n"
               "  for (int64_t __cfa_k = __cfa_first; __cfa_k < __cfa_last; __cfa_k++) {\n"
               "    " + T + " " + F.Index->getNameAsString() + " = (" + T + ")(" + Env + "->__cfa_lo + (" + T +
-              ")__cfa_k);\n" + lineMarker(BodyBegin) + BodyText + "\n  }\n}";
+              ")__cfa_k);\n    (void)" + F.Index->getNameAsString() + ";\n" + lineMarker(BodyBegin) + BodyText + "\n  }\n}";
     } else {
       Code += "static void " + Fn + "(void *__cfa_env) {\n";
       if (HasEnv)

@@ -30,14 +30,22 @@
 #include <cfa/forkjoin.h>
 
 /* A task: run(task) does the work; the runtime then marks it finished in
- * its group. a, b, c: run's operands (a function and its argument, or a
+ * its group. `group` holds the group's address, plus FJ_COUNTED when the
+ * group counts the task from its spawn (forkjoin.c: which tasks are
+ * counted). a, b, c: run's operands (a function and its argument, or a
  * loop and a sub-range). */
 struct fj_task {
     void (*run)(struct fj_task *task);
-    cfa_task_group *group;
+    uintptr_t group;
     uintptr_t a;
     int64_t b, c;
 };
+#define FJ_COUNTED ((uintptr_t)1)
+
+static inline cfa_task_group *fj_task_group(const struct fj_task *t)
+{
+    return (cfa_task_group *)(t->group & ~FJ_COUNTED);
+}
 enum { FJ_TASK_WORDS = sizeof(struct fj_task) / sizeof(uintptr_t) };
 
 struct fj_ring {
@@ -85,7 +93,7 @@ static inline void fj_slot_load(struct fj_ring *r, int64_t i, struct fj_task *t)
 
 static inline cfa_task_group *fj_slot_group(struct fj_ring *r, int64_t i)
 {
-    return (cfa_task_group *)atomic_load_explicit(&r->slot[i & r->mask][1], memory_order_relaxed);
+    return (cfa_task_group *)(atomic_load_explicit(&r->slot[i & r->mask][1], memory_order_relaxed) & ~FJ_COUNTED);
 }
 
 /* Owner: adds t at the bottom (false: out of memory, t not added). */
@@ -139,7 +147,7 @@ static inline bool fj_deque_steal(struct fj_deque *d, cfa_task_group *only, stru
         return false;
     struct fj_ring *r = atomic_load_explicit(&d->ring, memory_order_acquire);
     fj_slot_load(r, top, t);
-    if (only && t->group != only)
+    if (only && fj_task_group(t) != only)
         return false;
     return atomic_compare_exchange_strong_explicit(&d->top, &top, top + 1,
                                                    memory_order_seq_cst, memory_order_relaxed);

@@ -12,30 +12,45 @@
  * a fork-join phase takes turns with the cluster's other threads (and is
  * preempted like them). A worker that finds nothing twice sleeps (parks).
  *
- * A task group counts its unfinished tasks (state, with FJ_WAITING set by
- * a waiter that parked). wait runs the group's tasks from the bottom of
- * its own deque (the newest first, work-first order), then steals the
- * group's tasks from other deques, and parks only when every task of the
- * group left is running elsewhere; its processor meanwhile runs workers.
+ * A task group counts the tasks that may finish on another thread. The
+ * thread that first spawns into a group from its own stack is its owner:
+ * its spawns are not counted (`pushed`, owner-only), and when it pops one
+ * back from its deque it records that (`popped`); a thief that steals such
+ * a task counts it, as stolen and as running, before it runs it. Every
+ * other spawn (from another thread: a stolen task spawning more; from a
+ * coroutine) is counted at once. So a task that its spawner runs itself,
+ * the common case, costs no atomic operation on the group. The group is
+ * done when no counted task is left and every uncounted task that left
+ * the owner's deque other than by the owner's pop was stolen:
+ * counted == 0 && stolen == pushed - popped.
+ *
+ * wait runs the group's tasks from the bottom of its own deque (the newest
+ * first, work-first order), then steals the group's tasks from other
+ * deques, and parks only when every task of the group left is elsewhere;
+ * its processor meanwhile runs workers.
  *
  * Protocols:
- *  Spawn: (1) count the task in its group; (2) push it (release); (3)
- *   fence; (4) if a worker sleeps, wake one.
+ *  Spawn: (1) count the task (or, the owner, record it in `pushed`);
+ *   (2) push it (release); (3) fence; (4) if a worker sleeps, wake one.
  *  Worker sleep: (1) under the pool lock, list itself and count itself in
  *   `sleeping`; (2) fence; (3) look at every deque: on work, unlist itself
  *   (or, if a waker unlisted it already, take its permit) and go on; (4)
  *   park until a waker has unlisted it. Spawn's (3)-(4) against sleep's
  *   (1)-(3): either the spawner sees `sleeping` and wakes someone listed, or
  *   the sleeper sees the task.
- *  Wait: (1) publish `waiter`; (2) CAS FJ_WAITING into a non-zero count;
- *   (3) park until the state is 0. Task end: decrement; the task that takes
- *   the count from 1 to 0 under FJ_WAITING reads `waiter`, stores state 0
- *   (its last touch of the group: the waiter may return and free it) and
- *   unparks the waiter.
+ *  Wait: (1) publish `waiter`; (2) CAS FJ_WAITING into a state that is not
+ *   done; (3) park; look again. Counted task end: one CAS decrements the
+ *   count and, when it takes it to 0 under FJ_WAITING, sets FJ_CLAIMED:
+ *   that task alone wakes the waiter: it reads `waiter`, clears both flags
+ *   (its last touch of the group) and unparks it. The waiter never returns
+ *   while a flag is set (awake early, by a stray permit, it parks again),
+ *   so the group is there as long as the claimer reads it.
  *
  * Invariants:
- *  1. A group's count = tasks spawned into it that have not finished; it
- *     is 0 when wait returns (checked in the debug build).
+ *  1. counted = counted tasks not finished; it never goes below 0, and
+ *     the group is idle (state 0 but the stolen tally) when wait returns
+ *     (both checked in the debug build). Uncounted tasks are in the
+ *     owner's deque, or popped by it, or stolen and then counted.
  *  2. A deque is registered in at most one pool slot and stays there
  *     (recycled, never freed), so a thief may read any slot's deque at any
  *     time.
@@ -153,7 +168,7 @@ static struct fj_pool *pool_of(struct cfa_cluster *cl)
     return p;
 }
 
-static void run_task(const struct fj_task *t);
+static void run_task(const struct fj_task *t, bool stolen);
 static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_group *only, struct fj_task *t);
 static bool pool_has_work(struct fj_pool *pool);
 static struct fj_home *home_of(struct cfa_thread *t);
@@ -218,9 +233,9 @@ static void worker_main(void *object)
     for (unsigned idle = 0;;) {
         struct fj_task t;
         if (fj_deque_pop(&home->deque, NULL, &t)) {
-            run_task(&t);
+            run_task(&t, false);
         } else if (steal_some(w->pool, home, NULL, &t)) {
-            run_task(&t);
+            run_task(&t, true);
             idle = 0;
             cfa_yield(); /* take turns with the cluster's other threads */
         } else if (++idle < FJ_IDLE_ROUNDS) {
@@ -342,33 +357,83 @@ static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_grou
 
 /* --- tasks and groups ---------------------------------------------------- */
 
-/* Task end: the decrement of the wait protocol. */
-static void task_done(cfa_task_group *g)
+#define FJ_COUNT_MASK ((UINT64_C(1) << 32) - 1)
+#define FJ_STOLEN_ONE (UINT64_C(1) << 32)
+#define FJ_CLAIMED    (UINT64_C(1) << 62) /* a task took on waking the waiter */
+#define FJ_FLAGS      (FJ_WAITING | FJ_CLAIMED)
+
+static inline uint64_t counted_of(uint64_t state) { return state & FJ_COUNT_MASK; }
+static inline uint64_t stolen_of(uint64_t state) { return (state & ~FJ_FLAGS) >> 32; }
+
+/* Every task of g has finished (the owner's own bookkeeping included). */
+static inline bool group_done(const cfa_task_group *g, uint64_t state)
 {
-    uint64_t old = __atomic_fetch_sub(&g->state, 1, __ATOMIC_ACQ_REL);
-    cfa_assert("fork-join: a group never finishes more tasks than were spawned into it",
-               (old & ~FJ_WAITING) != 0);
-    if (old == (FJ_WAITING | 1)) {
-        struct cfa_thread *waiter = g->waiter;
-        __atomic_store_n(&g->state, 0, __ATOMIC_RELEASE); /* last touch of g */
+    return counted_of(state) == 0 && stolen_of(state) == g->pushed - g->popped;
+}
+
+/* A counted task of g has finished: the decrement of the wait protocol.
+ * The one that ends the count under FJ_WAITING claims the wake-up. */
+static void counted_done(cfa_task_group *g)
+{
+    uint64_t old = __atomic_load_n(&g->state, __ATOMIC_RELAXED), next;
+    bool wake;
+    do {
+        cfa_assert("fork-join: a group never finishes more tasks than it counted", counted_of(old) != 0);
+        wake = counted_of(old) == 1 && (old & FJ_FLAGS) == FJ_WAITING;
+        next = (old - 1) | (wake ? FJ_CLAIMED : 0);
+    } while (!__atomic_compare_exchange_n(&g->state, &old, next, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    if (wake) {
+        struct cfa_thread *waiter = g->waiter; /* the waiter stays while FJ_CLAIMED is set */
+        __atomic_fetch_and(&g->state, ~FJ_FLAGS, __ATOMIC_RELEASE); /* last touch of g */
         cfa_unpark(waiter);
     }
 }
 
-static void run_task(const struct fj_task *t)
+/* Runs a task taken from a deque: popped by the deque's owner (an
+ * uncounted task is then the owner's own, recorded in `popped`), or stolen
+ * (`stolen`: an uncounted task gets counted by the thief first). */
+static void run_task(const struct fj_task *t, bool stolen)
 {
     struct fj_task task = *t;
+    cfa_task_group *g = fj_task_group(&task);
+    bool counted = task.group & FJ_COUNTED;
+    if (!counted) {
+        if (stolen)
+            __atomic_fetch_add(&g->state, FJ_STOLEN_ONE | 1, __ATOMIC_ACQ_REL);
+        else
+            g->popped++;
+    }
     task.run(&task);
-    task_done(task.group);
+    if (counted || stolen)
+        counted_done(g);
 }
 
+/* Spawn, steps (1)-(4) of the file comment. */
 void fj_spawn(const struct fj_task *t)
 {
-    __atomic_fetch_add(&t->group->state, 1, __ATOMIC_RELAXED);
     struct cfa_thread *self = this_thread();
     struct fj_home *h = self ? home_of(self) : NULL;
-    if (__builtin_expect(!h || !fj_deque_push(&h->deque, t), 0)) {
-        run_task(t);
+    if (__builtin_expect(!h, 0)) { /* nowhere to queue it: now, in the caller */
+        struct fj_task task = *t;
+        task.run(&task);
+        return;
+    }
+    cfa_task_group *g = fj_task_group(t);
+    struct fj_task task = *t;
+    /* A group's first spawn comes before any other thread can reach it
+     * (the tasks it spawns are how they do), so a plain store claims it. */
+    struct cfa_thread *owner = __atomic_load_n(&g->owner, __ATOMIC_RELAXED);
+    if (!owner && self->current == &self->self)
+        __atomic_store_n(&g->owner, owner = self, __ATOMIC_RELAXED);
+    bool counted = owner != self || self->current != &self->self;
+    if (counted) {
+        task.group |= FJ_COUNTED;
+        __atomic_fetch_add(&g->state, 1, __ATOMIC_RELAXED);
+    } else {
+        g->pushed++;
+    }
+    if (__builtin_expect(!fj_deque_push(&h->deque, &task), 0)) { /* out of memory: run it here */
+        run_task(&task, false);
         return;
     }
     fj_fence();
@@ -388,45 +453,49 @@ void cfa_task_group_init(cfa_task_group *g)
 
 void cfa_task_spawn(cfa_task_group *g, void (*fn)(void *arg), void *arg)
 {
-    struct fj_task t = { .run = run_call, .group = g, .a = (uintptr_t)fn, .b = (int64_t)(uintptr_t)arg };
+    struct fj_task t = { .run = run_call, .group = (uintptr_t)g, .a = (uintptr_t)fn, .b = (int64_t)(uintptr_t)arg };
     fj_spawn(&t);
 }
 
-/* Wait's slow path: steps (1)-(3) of the file comment. */
-static __attribute__((noinline)) void wait_parked(cfa_task_group *g, struct cfa_thread *self)
+/* Wait's slow path: steps (1)-(3) of the file comment (nothing when the
+ * state moved meanwhile: the caller looks again). */
+static __attribute__((noinline)) void wait_parked(cfa_task_group *g, struct cfa_thread *self, uint64_t seen)
 {
     g->waiter = self;
-    uint64_t s = __atomic_load_n(&g->state, __ATOMIC_RELAXED);
-    do {
-        if (s == 0)
-            return;
-    } while (!__atomic_compare_exchange_n(&g->state, &s, s | FJ_WAITING, false, __ATOMIC_ACQ_REL,
-                                          __ATOMIC_RELAXED));
-    while (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != 0)
+    if (__atomic_compare_exchange_n(&g->state, &seen, seen | FJ_WAITING, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         cfa_park_for("fork-join wait");
 }
 
 void cfa_task_group_wait(cfa_task_group *g)
 {
-    if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) == 0)
-        return;
     struct cfa_thread *self = this_thread();
-    if (!self) { /* a kernel thread: another thread's tasks, running elsewhere */
-        while (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != 0)
-            sched_yield();
-        return;
-    }
-    struct fj_home *h = home_of(self);
-    struct fj_task t;
-    while (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != 0) {
-        if (h && (fj_deque_pop(&h->deque, g, &t) || steal_some(h->pool, h, g, &t))) {
-            run_task(&t);
-            continue;
+    struct cfa_thread *owner = __atomic_load_n(&g->owner, __ATOMIC_RELAXED);
+    if (owner && owner != self)
+        cfa_fatal("wait on a task group from a thread other than the one that spawned into it first");
+    uint64_t s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE);
+    if (!group_done(g, s)) {
+        if (!self) { /* a kernel thread: every task of g runs elsewhere */
+            while (!group_done(g, __atomic_load_n(&g->state, __ATOMIC_ACQUIRE)))
+                sched_yield();
+        } else {
+            struct fj_home *h = home_of(self);
+            struct fj_task t;
+            while (!group_done(g, s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE)) || (s & FJ_FLAGS)) {
+                if (s & FJ_FLAGS) { /* awake early (a stray permit): ours is still to come */
+                    cfa_park_for("fork-join wait");
+                } else if (h && fj_deque_pop(&h->deque, g, &t)) {
+                    run_task(&t, false);
+                } else if (h && steal_some(h->pool, h, g, &t)) {
+                    run_task(&t, true);
+                } else {
+                    if (h)
+                        ensure_workers(h->pool);
+                    wait_parked(g, self, s);
+                }
+            }
         }
-        if (h)
-            ensure_workers(h->pool);
-        wait_parked(g, self);
     }
-    cfa_assert("fork-join: a group has no task left when wait returns",
-               __atomic_load_n(&g->state, __ATOMIC_RELAXED) == 0);
+    cfa_assert("fork-join: nothing of a group is left when wait returns",
+               __atomic_load_n(&g->state, __ATOMIC_RELAXED) == (stolen_of(s) << 32) && !(s & FJ_FLAGS));
+    cfa_task_group_init(g); /* no task of g is left to touch it: ready for reuse */
 }

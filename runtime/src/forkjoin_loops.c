@@ -43,7 +43,7 @@ static void run_range(struct loop *L, cfa_task_group *g, int64_t first, int64_t 
 {
     while ((uint64_t)last - (uint64_t)first > (uint64_t)L->chunk) {
         int64_t mid = first + (int64_t)(((uint64_t)last - (uint64_t)first) / 2);
-        struct fj_task t = { .run = range_task, .group = g, .a = (uintptr_t)L, .b = mid, .c = last };
+        struct fj_task t = { .run = range_task, .group = (uintptr_t)g, .a = (uintptr_t)L, .b = mid, .c = last };
         fj_spawn(&t);
         last = mid;
     }
@@ -52,7 +52,7 @@ static void run_range(struct loop *L, cfa_task_group *g, int64_t first, int64_t 
 
 static void range_task(struct fj_task *t)
 {
-    run_range((struct loop *)t->a, t->group, t->b, t->c);
+    run_range((struct loop *)t->a, fj_task_group(t), t->b, t->c);
 }
 
 static int64_t chunk_for(uint64_t n, int64_t grain, unsigned processors)

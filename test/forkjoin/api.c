@@ -5,6 +5,8 @@
 // combine that checks the sub-ranges arrive in index order; task groups:
 // recursive fib with a group per call, a group reused, tasks that spawn
 // into their own group; and all of it from several user threads at once.
+// Waits also hold under stray wake-ups (legal: a pest thread unparks the
+// waiting thread at random moments while it waits on groups).
 //
 // RUN: %cc %s -I%S/../runtime/include -o %t %cfa-link
 // RUN: %timeout %t %stress 1 | FileCheck %s
@@ -13,6 +15,7 @@
 // CHECK-NEXT: parallel_reduce: equals the sequential result, in index order
 // CHECK-NEXT: task groups: fib(24) = 46368
 // CHECK-NEXT: from 4 threads at once: ok
+// CHECK-NEXT: stray wake-ups: ok
 #include "check.h"
 #include "task.h"
 
@@ -139,6 +142,15 @@ static void summer(void *arg) {
         cfa_parallel_for(w->lo, w->hi, 0, add_range, w);
 }
 
+struct pest { struct cfa_thread *target; _Atomic int stop; };
+static void pester(void *arg) {
+    struct pest *p = arg;
+    while (!atomic_load(&p->stop)) {
+        cfa_unpark(p->target);
+        cfa_yield();
+    }
+}
+
 int main(int argc, char **argv) {
     long reps = repeat_count(argc, argv);
     struct extra_procs procs;
@@ -172,6 +184,13 @@ int main(int argc, char **argv) {
             CHECK_EQ(atomic_load(&ws[i].sum), 20 * expect);
         }
         if (r == 0) printf("from 4 threads at once: ok\n");
+        struct pest p = { cfa_active_thread(), 0 };
+        struct task pt;
+        task_start(&pt, pester, &p, "Pest");
+        for (int k = 0; k < 5; k++) check_groups();
+        atomic_store(&p.stop, 1);
+        cfa_thread_join(&pt.thread);
+        if (r == 0) printf("stray wake-ups: ok\n");
     }
     procs_stop(&procs);
     return 0;

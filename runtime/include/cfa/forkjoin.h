@@ -48,12 +48,17 @@ void cfa_parallel_reduce(int64_t lo, int64_t hi, int64_t grain,
  * the wait): init, any number of spawns, then wait, which returns when
  * every task spawned into the group has finished (tasks spawned by those
  * tasks into the same group included), running the group's pending tasks
- * itself meanwhile. After wait the group may be used again. An all-zero
+ * itself meanwhile. The thread that first spawned into a group is the
+ * one that waits on it (a fatal error otherwise), unless that spawn ran
+ * in a coroutine: then any thread may. After wait the group may be used
+ * again. An all-zero
  * group is initialised (so cfacc's `corun` declares one `= {0}` and waits
  * on it with the cleanup attribute). Fields are private to the runtime. */
 typedef struct cfa_task_group {
-    uint64_t           state;    /* pending tasks, plus the WAITING flag */
+    uint64_t           state;    /* counted tasks, stolen ones, WAITING */
     struct cfa_thread *waiter;   /* parked in wait, or NULL */
+    struct cfa_thread *owner;    /* spawns without counting (forkjoin.c) */
+    uint64_t           pushed, popped; /* the owner's uncounted tasks */
 } cfa_task_group;
 
 void cfa_task_group_init(cfa_task_group *g);
