@@ -26,11 +26,12 @@ for ((r = 1; r <= rounds; r++)); do
 done
 python3 - "$tmp" <<'PY'
 import statistics, sys
-runs = {}
+runs, rts = {}, []  # rts: the runtimes in `suite list` order (seq first)
 for line in open(sys.argv[1]):
     b, v, rt, cpu = line.split("\t")
     runs.setdefault((b, v), {}).setdefault(rt, []).append(float(cpu))
-rts = [rt for rt in ["seq", "cfa", "tbb", "omp", "rayon"] if any(rt in d for d in runs.values())]
+    if rt not in rts:
+        rts.append(rt)
 print("| benchmark | variant | " + " | ".join("%s CPU ms" % rt for rt in rts) + " | " +
       " | ".join("%s / seq" % rt for rt in rts if rt != "seq") + " |")
 print("|" + "---|" * (2 + 2 * len(rts) - 1))
