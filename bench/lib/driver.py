@@ -21,7 +21,10 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUNTIMES = ["cfa", "go", "tokio", "pthread"]   # table and plot order
+# Table and plot order. "seq" is a suite's sequential baseline: not a peer
+# (no cfa-lite advantage over it) but what every runtime's speed-up is over.
+RUNTIMES = ["cfa", "cfa-lang", "go", "tokio", "pthread", "tbb", "omp", "rayon", "seq"]
+BASELINE = "seq"
 FIELDS = ["benchmark", "variant", "runtime", "procs", "unit", "better", "command"]
 
 
@@ -149,6 +152,19 @@ def read_raw(path):
     return rows
 
 
+def compare(rows, field, runtime, order):
+    """Sets r[field] of every row to how much better a is than b, where
+    (a, b) = order(r, that configuration's row of `runtime`); None without
+    both medians."""
+    ref = {(r["suite"], r["benchmark"], r["variant"], r["procs"]): r for r in rows if r["runtime"] == runtime}
+    for r in rows:
+        base = ref.get((r["suite"], r["benchmark"], r["variant"], r["procs"]))
+        r[field] = None
+        if base and base["median"] and r["median"]:
+            a, b = order(r, base)
+            r[field] = a["median"] / b["median"] if r["better"] == "higher" else b["median"] / a["median"]
+
+
 def summarize(raw):
     """One row per (suite, benchmark, variant, procs, runtime)."""
     groups = {}
@@ -169,14 +185,11 @@ def summarize(raw):
             row.update(median=None, min=None, max=None,
                        status="dnf" if "dnf" in g["failed"] else "error")
         rows.append(row)
-    # cfa-lite's advantage: > 1 means cfa-lite is better, whichever way "better" points.
-    cfa = {(r["suite"], r["benchmark"], r["variant"], r["procs"]): r for r in rows if r["runtime"] == "cfa"}
-    for r in rows:
-        base = cfa.get((r["suite"], r["benchmark"], r["variant"], r["procs"]))
-        r["cfa_advantage"] = None
-        if base and base["median"] and r["median"]:
-            r["cfa_advantage"] = (base["median"] / r["median"] if r["better"] == "higher"
-                                  else r["median"] / base["median"])
+    # cfa-lite's advantage over every runtime, and every runtime's speed-up
+    # over the sequential baseline (same configuration and processors): > 1
+    # means cfa-lite (the runtime) is better, whichever way "better" points.
+    compare(rows, "cfa_advantage", "cfa", lambda r, cfa: (cfa, r))
+    compare(rows, "speedup", BASELINE, lambda r, seq: (r, seq))
     order = {rt: i for i, rt in enumerate(RUNTIMES)}
     rows.sort(key=lambda r: (r["suite"], r["benchmark"], r["variant"], r["procs"], order.get(r["runtime"], 99)))
     return rows
@@ -184,7 +197,7 @@ def summarize(raw):
 
 def write_summary_csv(path, rows):
     fields = ["suite", "benchmark", "variant", "procs", "runtime", "unit", "better", "n", "failed",
-              "median", "min", "max", "cfa_advantage"]
+              "median", "min", "max", "cfa_advantage", "speedup"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fields, extrasaction="ignore")
         w.writeheader()
@@ -214,15 +227,19 @@ def write_markdown(path, rows, header):
     out = ["# Benchmark results", "", header, "",
            "Each cell: median [min-max] of the runs. *cfa-lite advantage* is cfa-lite's median over the "
            "peer's (throughput) or the peer's over cfa-lite's (latency): above 1, cfa-lite is better. "
+           "*Speed-up* (suites with a sequential baseline, `seq`): the baseline's median over the "
+           "runtime's at the same processor count (throughput: the other way round), above 1 faster. "
            "dnf: did not finish; error: see logs/.", ""]
     for suite in sorted({r["suite"] for r in rows}):
         srows = [r for r in rows if r["suite"] == suite]
         present = [rt for rt in RUNTIMES if any(r["runtime"] == rt for r in srows)]
-        peers = [rt for rt in present if rt != "cfa"]
+        peers = [rt for rt in present if rt not in ("cfa", BASELINE)]
+        fast = [rt for rt in present if rt != BASELINE] if BASELINE in present else []
         out += ["## %s" % suite, "",
                 "| benchmark | variant | procs | unit | " + " | ".join(present) + " | " +
-                " | ".join("cfa-lite advantage over %s" % p for p in peers) + " |",
-                "|" + "---|" * (4 + len(present) + len(peers))]
+                " | ".join(["cfa-lite advantage over %s" % p for p in peers] +
+                           ["%s speed-up" % rt for rt in fast]) + " |",
+                "|" + "---|" * (4 + len(present) + len(peers) + len(fast))]
         keys = sorted({(r["benchmark"], r["variant"], r["procs"]) for r in srows})
         for b, v, p in keys:
             by = {r["runtime"]: r for r in srows if (r["benchmark"], r["variant"], r["procs"]) == (b, v, p)}
@@ -236,6 +253,9 @@ def write_markdown(path, rows, header):
                     adv.append("%s %s" % (peer, by[peer]["status"]))
                 else:
                     adv.append("")
+            for rt in fast:
+                su = by.get(rt, {}).get("speedup")
+                adv.append("" if su is None else "%.2f" % su)
             out.append("| %s | %s | %d | %s | %s | %s |" % (b, v, p, unit,
                        " | ".join(cell(by.get(rt)) for rt in present), " | ".join(adv)))
         out.append("")
@@ -260,21 +280,43 @@ def plot(outdir, rows):
             line, = ax.plot(xs, [r["median"] for _, r in pts], marker="o", label=rt)
             ax.fill_between(xs, [r["min"] for _, r in pts], [r["max"] for _, r in pts],
                             color=line.get_color(), alpha=0.2)
-        unit, better = krows[0]["unit"], krows[0]["better"]
         name = key[1] + ("" if key[2] == "-" else " " + key[2])
-        ax.set_title("%s (%s is better)" % (name, better))
-        ax.set_xlabel("processors")
-        ax.set_ylabel(unit)
-        ax.set_xticks(sorted({r["procs"] for r in krows}))
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        path = os.path.join(outdir, "plots", "%s-%s%s.png" % (key[0], key[1], "" if key[2] == "-" else "-" + key[2]))
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
+        written.append(save_plot(plt, fig, ax, outdir, key, "", krows, "%s (%s is better)" % (name, krows[0]["better"]),
+                                 krows[0]["unit"]))
+        if any(r["speedup"] is not None and r["runtime"] != BASELINE for r in krows):
+            written.append(plot_speedup(plt, outdir, key, name, krows))
     return written
+
+
+def save_plot(plt, fig, ax, outdir, key, suffix, krows, title, ylabel):
+    """Titles, axes and legend of a plot of `key`; writes
+    plots/<suite>-<benchmark>[-<variant>]<suffix>.png and returns its path."""
+    ax.set_title(title)
+    ax.set_xlabel("processors")
+    ax.set_ylabel(ylabel)
+    ax.set_xticks(sorted({r["procs"] for r in krows}))
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path = os.path.join(outdir, "plots", "%s-%s%s%s.png" % (key[0], key[1], "" if key[2] == "-" else "-" + key[2], suffix))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_speedup(plt, outdir, key, name, krows):
+    """Speed-up over the sequential baseline against processors, one line
+    per runtime (the baseline is the line y = 1)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for rt in RUNTIMES:
+        pts = sorted((r["procs"], r["speedup"]) for r in krows
+                     if r["runtime"] == rt and r["speedup"] is not None)
+        if pts and rt != BASELINE:
+            ax.plot([p for p, _ in pts], [s for _, s in pts], marker="o", label=rt)
+    ax.axhline(1, color="grey", linewidth=1, linestyle="--", label="%s (baseline)" % BASELINE)
+    return save_plot(plt, fig, ax, outdir, key, "-speedup", krows,
+                     "%s: speed-up over sequential C (higher is better)" % name, "speed-up (x)")
 
 
 def report(args, raw, header):
