@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/httpd/run.sh: examples/httpd against nginx (issue #9). Static files
+# bench/httpd/run.sh: examples/httpd against nginx. Static files
 # sized by thesis Table 8.1, Zipf-distributed requests (wrk + Lua), both
 # servers on PROCS processors (nginx: worker_processes), wrk at several
 # connection counts, servers alternated, RUNS runs each. Writes results.md

@@ -1,4 +1,4 @@
-"""bench/lib/driver.py: the benchmark driver behind bench/run (issue #8).
+"""bench/lib/driver.py: the benchmark driver behind bench/run.
 
 Owns: building every suite (bench/*/suite, protocol in bench/README.md),
 running each configuration N times *interleaved* (run 1 of everything,

@@ -1,5 +1,5 @@
 /* micro_bench.c: the first thesis's context-switch and creation
- * micro-benchmarks (seeds/003, "Micro Benchmarks") on the runtime's C API,
+ * micro-benchmarks ("Concurrency in C∀", "Micro Benchmarks") on the runtime's C API,
  * with pthread peers, in one program.
  *
  *   coroutine_resume     resume + suspend round trip of a coroutine whose
