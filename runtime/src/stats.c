@@ -6,6 +6,7 @@
  */
 #include "kernel.h"
 #include "environment.h"
+#include "stack.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,13 @@ static void print_stats(void)
     preemption_counts(&ticks, &taken, &in_window);
     fprintf(stderr, "cfa stats: preemption: signals %lu, yields %lu, in a one-processor window %lu\n",
             ticks, taken, in_window);
+    struct stack_counts st;
+    stack_counts(&st);
+    fprintf(stderr,
+            "cfa stats: stacks: slots carved %lu; guard pages by madvise %lu, by mprotect %lu; canary %lu; "
+            "free warm %lu, cold %lu; mappings %ld of %ld for mprotect guards\n",
+            st.carved, st.guarded_madvise, st.guarded_mprotect, st.canary, st.warm, st.cold, st.maps,
+            st.maps_budget);
 }
 
 void stats_configure(void)
