@@ -462,6 +462,28 @@ out:
     return t;
 }
 
+bool ready_yield_alone(struct cfa_processor_state *p)
+{
+    struct ready_local *me = &p->rq;
+#ifndef CFA_NO_HELPING
+    if (me->help_countdown <= 1)
+        return false;
+#endif
+    struct ready_queue *q = &p->cluster->state->ready;
+    unsigned base = lane_base(me);
+    ready_enter(p);
+    bool empty = !atomic_load_explicit(&q->hints[base].stamp, memory_order_relaxed) &&
+                 !atomic_load_explicit(&q->hints[base + 1].stamp, memory_order_relaxed);
+    ready_leave(p);
+    if (!empty)
+        return false;
+#ifndef CFA_NO_HELPING
+    me->help_countdown--;
+#endif
+    STAT_ADD(me->stats.yields_alone, 1);
+    return true;
+}
+
 struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
 {
     struct ready_queue *q = &p->cluster->state->ready;
@@ -634,6 +656,7 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->push_remote += from->push_remote;
     to->push_external += from->push_external;
     to->run_next += from->run_next;
+    to->yields_alone += from->yields_alone;
     to->pop_local += from->pop_local;
     to->pop_helped += from->pop_helped;
     to->pop_stolen += from->pop_stolen;

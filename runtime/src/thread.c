@@ -170,7 +170,7 @@ struct cfa_thread *cfa_active_thread(void) { return this_thread(); }
 void cfa_yield(void)
 {
     struct cfa_thread *t = this_thread();
-    if (t)
+    if (t && !processor_yield_alone(this_processor()))
         schedule_out(t, POST_YIELD);
 }
 
