@@ -458,6 +458,11 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         }
     }
 out:
+    /* Our lines, just written by the pop: nearly free, and it spares a
+     * yield with other threads behind it the reader section of
+     * ready_yield_alone. */
+    me->lanes_looked_empty = !atomic_load_explicit(&q->hints[lane_base(me)].stamp, memory_order_relaxed) &&
+                             !atomic_load_explicit(&q->hints[lane_base(me) + 1].stamp, memory_order_relaxed);
     ready_leave(p);
     return t;
 }
@@ -465,6 +470,8 @@ out:
 bool ready_yield_alone(struct cfa_processor_state *p)
 {
     struct ready_local *me = &p->rq;
+    if (!me->lanes_looked_empty)
+        return false;
 #ifndef CFA_NO_HELPING
     if (me->help_countdown <= 1)
         return false;

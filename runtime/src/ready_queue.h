@@ -78,6 +78,7 @@ struct ready_local {
     int         cpu;         /* CPU it last ran on */
     uint64_t    rng;
     bool        holding_notify; /* see ready_hold_notify */
+    bool        lanes_looked_empty; /* after the last pop: a yield may be alone */
     unsigned    held_pushes;
     struct ready_stats {
         _Atomic unsigned long push_local, push_remote, push_external;
@@ -142,7 +143,9 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now);
 
 /* For a yield's fast path (processor.c): true when p's lanes hold no
  * thread (their hints say so) and its next pop would take no helping
- * step; the yield then counts as that pop. */
+ * step; the yield then counts as that pop. Looks at the hints only if
+ * they were empty right after p's last pop (lanes_looked_empty), so a
+ * yield with other threads behind it pays a load and a branch. */
 bool ready_yield_alone(struct cfa_processor_state *p);
 
 /* Looks at every lane, waiting for each lane's lock: the search an idle
