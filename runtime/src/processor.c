@@ -229,7 +229,7 @@ static __attribute__((noinline)) uint64_t os_turn_end(struct cfa_processor_state
  * `switches` does not move. */
 bool processor_yield_alone(struct cfa_processor_state *p)
 {
-    if (!p || atomic_load_explicit(&p->terminate, memory_order_relaxed) ||
+    if (atomic_load_explicit(&p->terminate, memory_order_relaxed) ||
         (p->io && p->io->countdown <= 1) || !ready_yield_alone(p))
         return false;
     if (p->io)

@@ -470,8 +470,6 @@ out:
 bool ready_yield_alone(struct cfa_processor_state *p)
 {
     struct ready_local *me = &p->rq;
-    if (!me->lanes_looked_empty)
-        return false;
 #ifndef CFA_NO_HELPING
     if (me->help_countdown <= 1)
         return false;

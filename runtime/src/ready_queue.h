@@ -143,9 +143,10 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now);
 
 /* For a yield's fast path (processor.c): true when p's lanes hold no
  * thread (their hints say so) and its next pop would take no helping
- * step; the yield then counts as that pop. Looks at the hints only if
- * they were empty right after p's last pop (lanes_looked_empty), so a
- * yield with other threads behind it pays a load and a branch. */
+ * step; the yield then counts as that pop. Worth asking only when they
+ * were empty right after p's last pop (lanes_looked_empty, which
+ * cfa_yield tests first), so a yield with other threads behind it pays a
+ * load and a branch. */
 bool ready_yield_alone(struct cfa_processor_state *p);
 
 /* Looks at every lane, waiting for each lane's lock: the search an idle

@@ -427,7 +427,7 @@ void stack_cache_flush(struct cfa_processor_state *proc)
     }
 }
 
-void stack_check_canary(const struct cfa_coroutine *c)
+CFA_STACK_CHECK_CONVENTION void stack_check_canary(const struct cfa_coroutine *c)
 {
     const unsigned long *canary = (const unsigned long *)((char *)c->stack.map + c->stack.guard) -
                                   CANARY_BYTES / sizeof(long);

@@ -23,7 +23,14 @@ void stack_release(struct cfa_stack *s);
 
 /* Stops the program with a report naming c when its stack has no guard
  * pages and the canary below it was written (a stack overflow). */
-void stack_check_canary(const struct cfa_coroutine *c);
+#if defined(__clang__) && defined(__x86_64__)
+/* The call saves every register itself: the switch around it keeps its
+ * registers where they are (measured: 1 ns of a 37 ns yield otherwise). */
+#define CFA_STACK_CHECK_CONVENTION __attribute__((preserve_most))
+#else
+#define CFA_STACK_CHECK_CONVENTION
+#endif
+CFA_STACK_CHECK_CONVENTION __attribute__((cold)) void stack_check_canary(const struct cfa_coroutine *c);
 
 /* At each switch away from c (context.h): one load and a branch unless c's
  * stack relies on its canary. */
