@@ -470,23 +470,25 @@ out:
 bool ready_yield_alone(struct cfa_processor_state *p)
 {
     struct ready_local *me = &p->rq;
-#ifndef CFA_NO_HELPING
-    if (me->help_countdown <= 1)
-        return false;
-#endif
     struct ready_queue *q = &p->cluster->state->ready;
-    unsigned base = lane_base(me);
+    /* All of it in the reader section: a resize moves p's lanes (index)
+     * and resets its helping state while p is outside one. */
     ready_enter(p);
-    bool empty = !atomic_load_explicit(&q->hints[base].stamp, memory_order_relaxed) &&
-                 !atomic_load_explicit(&q->hints[base + 1].stamp, memory_order_relaxed);
-    ready_leave(p);
-    if (!empty)
-        return false;
+    unsigned base = lane_base(me);
+    bool alone =
 #ifndef CFA_NO_HELPING
-    me->help_countdown--;
+        me->help_countdown > 1 &&
 #endif
-    STAT_ADD(me->stats.yields_alone, 1);
-    return true;
+        !atomic_load_explicit(&q->hints[base].stamp, memory_order_relaxed) &&
+        !atomic_load_explicit(&q->hints[base + 1].stamp, memory_order_relaxed);
+    if (alone) {
+#ifndef CFA_NO_HELPING
+        me->help_countdown--;
+#endif
+        STAT_ADD(me->stats.yields_alone, 1);
+    }
+    ready_leave(p);
+    return alone;
 }
 
 struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
