@@ -3,8 +3,9 @@
  * Every execution context is a struct cfa_coroutine: a user coroutine, a
  * thread's own stack, or a processor's scheduler. context_switch() is the
  * one way to move between them; it keeps the sanitizers told (ASan needs
- * the destination stack's bounds, TSan its fiber) and is otherwise just
- * the assembly switch.
+ * the destination stack's bounds, TSan its fiber), checks the canary of a
+ * leaving stack without guard pages (stack.h), and is otherwise just the
+ * assembly switch.
  *
  * A context entered for the first time starts in an entry function that
  * must call context_arrived() before anything else.
@@ -14,6 +15,8 @@
 
 #include <cfa/coroutine.h>
 #include <stddef.h>
+
+#include "stack.h"
 
 #if defined(__has_feature)
 #  if __has_feature(address_sanitizer)
@@ -79,6 +82,7 @@ static inline void context_switch(struct cfa_coroutine *from, struct cfa_corouti
     /* ASan keeps the frames of escaped locals on a per-context "fake
      * stack"; it is saved here and handed back when we return. */
     void *fake_stack = NULL;
+    stack_watch(from);
     context_announce(to, &fake_stack);
     cfa_context_switch(&from->ctx, &to->ctx);
 #ifdef CFA_ASAN
@@ -90,6 +94,7 @@ static inline void context_switch(struct cfa_coroutine *from, struct cfa_corouti
 static inline __attribute__((noreturn)) void context_switch_final(struct cfa_coroutine *from,
                                                                   struct cfa_coroutine *to)
 {
+    stack_watch(from);
     context_announce(to, NULL);
     cfa_context_switch(&from->ctx, &to->ctx);
     __builtin_unreachable();

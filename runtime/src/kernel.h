@@ -164,6 +164,10 @@ void pt_specific_thread_exit(struct cfa_thread *t);
 void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *handle,
                           struct cfa_cluster *cl);
 void processor_loop(struct cfa_processor_state *p);
+/* A yield's fast path: true when the scheduling decision the yield asks
+ * for would run the yielding thread again at once, which the caller then
+ * simply goes on doing (processor.c says when). */
+bool processor_yield_alone(struct cfa_processor_state *p);
 
 /* cluster.c */
 void cluster_state_init(struct cfa_cluster_state *cs);

@@ -210,6 +210,33 @@ static __attribute__((noinline)) uint64_t os_turn_end(struct cfa_processor_state
     return back;
 }
 
+/* A yield with nothing else to run returns without a context switch, as
+ * libfibre's does; about 2.5x cheaper than the round trip through the
+ * scheduler (docs/performance.md, "Yield alone"). It must decide exactly
+ * what the loop would have decided, so it returns true only when
+ *  1. the processor is not asked to stop (it leaves between threads),
+ *  2. its I/O and timers are not due (the I/O countdown would poll), and
+ *  3. its lanes hold no thread and no helping step is due
+ *     (ready_yield_alone), in which case the yielder, pushed to its own
+ *     lane, would be the one popped. Helping keeps its rate: the yield
+ *     counts as a pop for the helping countdown, and the due step goes
+ *     the slow way, so a remote lane's older threads are still taken
+ *     (thesis 4.4).
+ * It also counts as a decision for the I/O countdown, and the decision
+ * that countdown sends the slow way checks the OS turn: a turn ends at
+ * most IO_POLL_INTERVAL yields late (a TSC reading here would cost a
+ * third of the fast path). A thread that only yields is still preempted:
+ * `switches` does not move. */
+bool processor_yield_alone(struct cfa_processor_state *p)
+{
+    if (atomic_load_explicit(&p->terminate, memory_order_relaxed) ||
+        (p->io && p->io->countdown <= 1) || !ready_yield_alone(p))
+        return false;
+    if (p->io)
+        p->io->countdown--;
+    return true;
+}
+
 void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;

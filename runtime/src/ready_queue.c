@@ -454,8 +454,37 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         }
     }
 out:
+    /* Our lines, just written by the pop: nearly free, and it spares a
+     * yield with other threads behind it the reader section of
+     * ready_yield_alone. */
+    me->lanes_looked_empty = !atomic_load_explicit(&q->hints[lane_base(me)].stamp, memory_order_relaxed) &&
+                             !atomic_load_explicit(&q->hints[lane_base(me) + 1].stamp, memory_order_relaxed);
     ready_leave(p);
     return t;
+}
+
+bool ready_yield_alone(struct cfa_processor_state *p)
+{
+    struct ready_local *me = &p->rq;
+    struct ready_queue *q = &p->cluster->state->ready;
+    /* All of it in the reader section: a resize moves p's lanes (index)
+     * and resets its helping state while p is outside one. */
+    ready_enter(p);
+    unsigned base = lane_base(me);
+    bool alone =
+#ifndef CFA_NO_HELPING
+        me->help_countdown > 1 &&
+#endif
+        !atomic_load_explicit(&q->hints[base].stamp, memory_order_relaxed) &&
+        !atomic_load_explicit(&q->hints[base + 1].stamp, memory_order_relaxed);
+    if (alone) {
+#ifndef CFA_NO_HELPING
+        me->help_countdown--;
+#endif
+        STAT_ADD(me->stats.yields_alone, 1);
+    }
+    ready_leave(p);
+    return alone;
 }
 
 struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
@@ -630,6 +659,7 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->push_remote += from->push_remote;
     to->push_external += from->push_external;
     to->run_next += from->run_next;
+    to->yields_alone += from->yields_alone;
     to->pop_local += from->pop_local;
     to->pop_helped += from->pop_helped;
     to->pop_stolen += from->pop_stolen;

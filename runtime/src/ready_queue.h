@@ -78,10 +78,12 @@ struct ready_local {
     int         cpu;         /* CPU it last ran on */
     uint64_t    rng;
     bool        holding_notify; /* see ready_hold_notify */
+    bool        lanes_looked_empty; /* after the last pop: a yield may be alone */
     unsigned    held_pushes;
     struct ready_stats {
         _Atomic unsigned long push_local, push_remote, push_external;
         _Atomic unsigned long run_next;   /* hand-offs that skipped the queue (thread.c) */
+        _Atomic unsigned long yields_alone; /* yields that found nothing else to run */
         _Atomic unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
         _Atomic unsigned long help_declined;
         _Atomic unsigned long notify_held;  /* held pushes released without a notification */
@@ -138,6 +140,14 @@ void ready_release_notify(struct cfa_processor_state *p);
 /* The next thread for processor p, or NULL if none was found cheaply.
  * `now` is a recent TSC reading (the caller usually has one). */
 struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now);
+
+/* For a yield's fast path (processor.c): true when p's lanes hold no
+ * thread (their hints say so) and its next pop would take no helping
+ * step; the yield then counts as that pop. Worth asking only when they
+ * were empty right after p's last pop (lanes_looked_empty, which
+ * cfa_yield tests first), so a yield with other threads behind it pays a
+ * load and a branch. */
+bool ready_yield_alone(struct cfa_processor_state *p);
 
 /* Looks at every lane, waiting for each lane's lock: the search an idle
  * processor does after registering as idle (see idle.h). */

@@ -1,15 +1,15 @@
-/* stack.h: mapped stacks with a guard region, pooled.
- *
- * Stacks of the default size are recycled through a pool so that creating
- * a thread does not map memory; other sizes are mapped and unmapped each
- * time. Every stack has CFA_STACK_GUARD bytes of PROT_NONE at its bottom.
+/* stack.h: thread and coroutine stacks: carved from large regions,
+ * guarded, reused (stack.c says how and which guarantee each stack has).
+ * Every stack has STACK_GUARD_BYTES below its usable part: guard pages,
+ * or, past the kernel's mapping budget, an untouched area whose top is a
+ * canary checked at each context switch.
  */
 #ifndef CFA_STACK_INTERNAL_H
 #define CFA_STACK_INTERNAL_H
 
 #include <cfa/coroutine.h>
 
-enum { CFA_STACK_GUARD = 16 * 1024 };
+enum { STACK_GUARD_BYTES = 16 * 1024 };
 
 /* Reads CFA_STACK_SIZE once at boot. */
 void stack_configure(void);
@@ -20,6 +20,33 @@ void stack_acquire(struct cfa_stack *s, size_t usable);
 
 /* Returns s to the pool or unmaps it; s is zeroed. */
 void stack_release(struct cfa_stack *s);
+
+/* Stops the program with a report naming c when its stack has no guard
+ * pages and the canary below it was written (a stack overflow). */
+#if defined(__clang__) && defined(__x86_64__)
+/* The call saves every register itself: the switch around it keeps its
+ * registers where they are (measured: 1 ns of a 37 ns yield otherwise). */
+#define CFA_STACK_CHECK_CONVENTION __attribute__((preserve_most))
+#else
+#define CFA_STACK_CHECK_CONVENTION
+#endif
+CFA_STACK_CHECK_CONVENTION __attribute__((cold)) void stack_check_canary(const struct cfa_coroutine *c);
+
+/* At each switch away from c (context.h): one load and a branch unless c's
+ * stack relies on its canary. */
+static inline void stack_watch(const struct cfa_coroutine *c)
+{
+    if (__builtin_expect(c->stack.canary, 0))
+        stack_check_canary(c);
+}
+
+/* For CFA_STATS: stacks by guard, and the pools. */
+struct stack_counts {
+    unsigned long carved, guarded_madvise, guarded_mprotect, canary;
+    unsigned long warm, cold;
+    long maps, maps_budget;
+};
+void stack_counts(struct stack_counts *out);
 
 /* Gives a leaving processor's cached stacks back to the pool. */
 struct cfa_processor_state;

@@ -6,6 +6,7 @@
  */
 #include "kernel.h"
 #include "environment.h"
+#include "stack.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +18,12 @@ static void print_cluster(const char *name, struct cfa_cluster_state *cs)
     ready_queue_stats(&cs->ready, &s);
     fprintf(stderr,
             "cfa stats: cluster %s: processors %u, lanes %u\n"
-            "cfa stats:   push: local %lu, remote %lu, external %lu; run next %lu\n"
+            "cfa stats:   push: local %lu, remote %lu, external %lu; run next %lu; yields alone %lu\n"
             "cfa stats:   pop:  local %lu, helped %lu, stolen %lu, idle search %lu (help declined %lu)\n"
             "cfa stats:   idle: sleeps %lu, notifications %lu, eventfd writes %lu; wake-ups held %lu, os yields %lu; "
             "idle list registrations %lu, found busy %lu\n",
             name, atomic_load(&cs->nprocs), cs->ready.count, s.push_local, s.push_remote,
-            s.push_external, s.run_next, s.pop_local, s.pop_helped, s.pop_stolen, s.pop_searched, s.help_declined,
+            s.push_external, s.run_next, s.yields_alone, s.pop_local, s.pop_helped, s.pop_stolen, s.pop_searched, s.help_declined,
             atomic_load(&cs->idle.sleeps), atomic_load(&cs->idle.wakeups),
             atomic_load(&cs->idle.notify_syscalls), s.notify_held, s.os_yields, atomic_load(&cs->idle.registrations),
             atomic_load(&cs->idle.register_busy));
@@ -56,6 +57,13 @@ static void print_stats(void)
     preemption_counts(&ticks, &taken, &in_window);
     fprintf(stderr, "cfa stats: preemption: signals %lu, yields %lu, in a one-processor window %lu\n",
             ticks, taken, in_window);
+    struct stack_counts st;
+    stack_counts(&st);
+    fprintf(stderr,
+            "cfa stats: stacks: slots carved %lu; guard pages by madvise %lu, by mprotect %lu; canary %lu; "
+            "free warm %lu, cold %lu; mappings %ld of %ld for mprotect guards\n",
+            st.carved, st.guarded_madvise, st.guarded_mprotect, st.canary, st.warm, st.cold, st.maps,
+            st.maps_budget);
 }
 
 void stats_configure(void)

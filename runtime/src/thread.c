@@ -186,7 +186,12 @@ struct cfa_thread *cfa_active_thread(void) { return this_thread(); }
 void cfa_yield(void)
 {
     struct cfa_thread *t = this_thread();
-    if (t)
+    if (!t)
+        return;
+    /* The shortcut's first filter inline: a yield with threads behind it
+     * pays one load and a branch for it. */
+    struct cfa_processor_state *p = this_processor();
+    if (!(p->rq.lanes_looked_empty && processor_yield_alone(p)))
         schedule_out(t, POST_YIELD);
 }
 

@@ -29,6 +29,11 @@
 // ENTRIES: CFA_IO_ENTRIES=100: expected a power of two
 // RUN: not env CFA_STATS=yes %timeout %t 2>&1 | FileCheck %s --check-prefix=STATS
 // STATS: CFA_STATS=yes: expected 0|1
+// RUN: not env CFA_STACK_GUARD=pages %timeout %t 2>&1 | FileCheck %s --check-prefix=GUARD
+// GUARD: CFA_STACK_GUARD=pages: expected auto|protect|canary
+// RUN: not env CFA_STACK_GUARD_MAPS=-5 %timeout %t 2>&1 | FileCheck %s --check-prefix=MAPS
+// MAPS: CFA_STACK_GUARD_MAPS=-5: expected a count of mappings from 0 to 100000000
+// RUN: env CFA_STACK_GUARD=canary CFA_STACK_GUARD_MAPS=10 %timeout %t | FileCheck %s --check-prefix=DEFAULT
 // RUN: not env CFA_DEADLOCK_DETECTION=off %timeout %t 2>&1 | FileCheck %s --check-prefix=DEADLOCK
 // DEADLOCK: CFA_DEADLOCK_DETECTION=off: expected 0|1
 #include <cfa/runtime.h>

@@ -1,14 +1,32 @@
-// 10,000 threads alive at once, on 1 and on 2 processors: every thread
-// starts, announces itself and parks; main waits until all 10,000 are
-// parked at the same time, wakes them, and joins them all.
+// N threads alive at once (argv[3], default 10,000), on 1 and on 2
+// processors: every thread starts, announces itself and parks; main waits
+// until all N are parked at the same time, wakes them, and joins them all.
+//
+// 40,000 is more than one mapping per stack and guard allows (Linux's
+// vm.max_map_count, 65,530): stacks come from shared regions (stack.c).
+// Each guard policy holds there: `auto` (guard pages that split nothing,
+// or the mprotect fallback on older kernels), `protect` with a budget
+// small enough to run out (the rest of the stacks get a canary), and
+// `canary`; CFA_STATS counts the stacks of each kind (a few more than N:
+// the runtime starts a processor from a thread of its own).
 //
 // RUN: %cc %s -I%S/include -o %t %cfa-link
 // RUN: %timeout %t %stress 1 | FileCheck %s
 // RUN: %timeout %t %stress 2 | FileCheck %s
 // CHECK: alive 10000 processors {{[12]}} max-alive 10000 sum 49995000 ok
+// RUN: env CFA_STATS=1 %timeout %t 1 2 40000 2> %t.err | FileCheck %s --check-prefix=MANY
+// RUN: FileCheck %s --check-prefix=AUTO < %t.err
+// MANY: alive 40000 processors 2 max-alive 40000 sum 799980000 ok
+// AUTO: stacks: slots carved {{4000[0-9]}}; guard pages by madvise {{[0-9]+}}, by mprotect {{[0-9]+}}; canary {{[0-9]+}};
+// RUN: env CFA_STATS=1 CFA_STACK_GUARD=protect CFA_STACK_GUARD_MAPS=1000 %timeout %t 1 1 40000 2> %t.err \
+// RUN:   | FileCheck %s --check-prefix=MANY1
+// RUN: FileCheck %s --check-prefix=PROTECT < %t.err
+// MANY1: alive 40000 processors 1 max-alive 40000 sum 799980000 ok
+// PROTECT: stacks: slots carved {{4000[0-9]}}; guard pages by madvise 0, by mprotect {{[1-9][0-9]*}}; canary {{[1-9][0-9]*}};{{.*}}mappings {{[0-9]+}} of 1000
+// RUN: env CFA_STATS=1 CFA_STACK_GUARD=canary %timeout %t 1 2 40000 2> %t.err | FileCheck %s --check-prefix=MANY
+// RUN: FileCheck %s --check-prefix=CANARY < %t.err
+// CANARY: stacks: slots carved {{4000[0-9]}}; guard pages by madvise 0, by mprotect 0; canary {{4000[0-9]}};
 #include "check.h"
-
-enum { N = 10000 };
 
 struct worker {
     long              index;
@@ -32,6 +50,7 @@ static void worker_main(void *object) {
 int main(int argc, char **argv) {
     long reps = repeat_count(argc, argv);
     int nprocs = (int)arg_long(argc, argv, 2, 1);
+    long N = arg_long(argc, argv, 3, 10000);
     struct worker *ws = calloc(N, sizeof *ws);
     CHECK(ws != NULL);
     struct extra_procs procs;
@@ -75,6 +94,6 @@ int main(int argc, char **argv) {
     }
     procs_stop(&procs);
     free(ws);
-    printf("alive %d processors %d max-alive %ld sum %ld ok\n", N, nprocs, max_alive, atomic_load(&sum));
+    printf("alive %ld processors %d max-alive %ld sum %ld ok\n", N, nprocs, max_alive, atomic_load(&sum));
     return 0;
 }

@@ -37,6 +37,25 @@ static inline int bench_arg(int argc, char **argv, int i, const char *what) {
     return v;
 }
 
+/* BENCH_THREADS: how many threads spawn creates (default one million). */
+static inline long bench_threads(void) {
+    const char *s = getenv("BENCH_THREADS");
+    long n = s ? atol(s) : 1000000;
+    return n > 0 ? n : 1000000;
+}
+
+/* Resident memory of the process: VmRSS + VmPTE (page tables are memory
+ * that threads' stacks cost too), in bytes. */
+static inline long bench_resident_bytes(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    long kb = 0, v;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &v) == 1 || sscanf(line, "VmPTE: %ld", &v) == 1) kb += v;
+    if (f) fclose(f);
+    return kb * 1024;
+}
+
 static inline uint64_t bench_rand(uint64_t *s) { /* xorshift64*; *s != 0 */
     *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
     return *s * 2685821657736338717ull;

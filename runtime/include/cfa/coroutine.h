@@ -39,13 +39,16 @@ struct cfa_context {
     void *sp;
 };
 
-/* A mapped stack. The lowest `guard` bytes are PROT_NONE so that an
- * overflow faults and is reported by name (see cfa_fault). */
+/* A mapped stack. The lowest `guard` bytes are guard pages, so that an
+ * overflow faults and is reported by name (see cfa_fault), or, when
+ * `canary` is set, mapped memory left untouched that every switch away
+ * from the stack checks (runtime/src/stack.c says when). */
 struct cfa_stack {
     void  *map;        /* start of the mapping, guard included */
     size_t map_size;   /* whole mapping */
     size_t guard;      /* bytes of guard at the bottom */
     unsigned memcheck_id; /* valgrind's id for the stack; 0 outside valgrind */
+    unsigned char canary; /* no guard pages: the switch checks the canary */
 };
 
 struct cfa_coroutine {

@@ -7,10 +7,12 @@
 package common
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -48,6 +50,34 @@ func Duration() time.Duration {
 		s = 1
 	}
 	return time.Duration(s * 1e9)
+}
+
+// Threads is BENCH_THREADS (default one million): how many spawn creates.
+func Threads() int {
+	n, err := strconv.Atoi(os.Getenv("BENCH_THREADS"))
+	if err != nil || n <= 0 {
+		n = 1000000
+	}
+	return n
+}
+
+// ResidentBytes is VmRSS + VmPTE of the process, in bytes.
+func ResidentBytes() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var kb int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && (fields[0] == "VmRSS:" || fields[0] == "VmPTE:") {
+			v, _ := strconv.ParseInt(fields[1], 10, 64)
+			kb += v
+		}
+	}
+	return kb * 1024
 }
 
 // Rand is xorshift64*; the state must not be 0.

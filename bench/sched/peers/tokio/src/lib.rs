@@ -38,6 +38,22 @@ pub fn duration() -> Duration {
     Duration::from_secs_f64(s.unwrap_or(1.0))
 }
 
+/// BENCH_THREADS (default one million): how many tasks spawn creates.
+pub fn threads() -> usize {
+    std::env::var("BENCH_THREADS").ok().and_then(|s| s.parse::<usize>().ok()).filter(|&n| n > 0).unwrap_or(1_000_000)
+}
+
+/// VmRSS + VmPTE of the process, in bytes.
+pub fn resident_bytes() -> i64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb: i64 = status
+        .lines()
+        .filter(|l| l.starts_with("VmRSS:") || l.starts_with("VmPTE:"))
+        .filter_map(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<i64>().ok()))
+        .sum();
+    kb * 1024
+}
+
 /// xorshift64*; the state must not be 0.
 pub fn rand(s: &mut u64) -> u64 {
     *s ^= *s >> 12;
