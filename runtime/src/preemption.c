@@ -41,8 +41,6 @@
 #include <ucontext.h>
 
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
-extern const struct code_window __start_cfa_thread_read_windows[] __attribute__((weak));
-extern const struct code_window __stop_cfa_thread_read_windows[] __attribute__((weak));
 
 static uintptr_t program_text_low, program_text_high;
 static long slice_ms; /* CFA_PREEMPTION_MS, set at boot */
@@ -78,7 +76,7 @@ static bool preemptible_at(uintptr_t pc)
         atomic_fetch_add_explicit(&dropped_in_window, 1, memory_order_relaxed);
         return false;
     }
-    return !code_window_at(__start_cfa_thread_read_windows, __stop_cfa_thread_read_windows, pc);
+    return !thread_read_window_at(pc);
 }
 
 void preemption_counts(unsigned long *signals, unsigned long *yields, unsigned long *in_window)

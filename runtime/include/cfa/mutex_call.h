@@ -50,6 +50,36 @@ extern "C" {
     ".long 1b - ., 2b - .\n\t"                                                \
     ".popsection\n\t"
 
+/* Each module (the program, each shared library) has its own two tables
+ * of windows, which the linker gathers and bounds with __start_/__stop_
+ * symbols, hidden so that each module names its own (null when it has
+ * none). A constructor in every translation unit that includes this
+ * header registers its module's tables with the runtime
+ * (runtime/src/code_windows.c), before the module's other constructors;
+ * the runtime keeps each module once. */
+struct cfa_code_windows {
+    const void *one_processor_first, *one_processor_end;
+    const void *thread_read_first, *thread_read_end;
+    struct cfa_code_windows *next; /* the runtime's */
+};
+void cfa_register_code_windows(struct cfa_code_windows *module);
+
+#define CFA_WINDOW_BOUND(symbol) extern const char symbol[] __attribute__((weak, visibility("hidden")))
+CFA_WINDOW_BOUND(__start_cfa_one_processor_windows);
+CFA_WINDOW_BOUND(__stop_cfa_one_processor_windows);
+CFA_WINDOW_BOUND(__start_cfa_thread_read_windows);
+CFA_WINDOW_BOUND(__stop_cfa_thread_read_windows);
+#undef CFA_WINDOW_BOUND
+
+static struct cfa_code_windows cfa_this_module_windows = {
+    __start_cfa_one_processor_windows, __stop_cfa_one_processor_windows,
+    __start_cfa_thread_read_windows, __stop_cfa_thread_read_windows, 0};
+
+__attribute__((constructor(101))) static void cfa_register_this_module_windows(void)
+{
+    cfa_register_code_windows(&cfa_this_module_windows);
+}
+
 /* The processor the calling kernel thread runs, NULL on one that is not a
  * processor. Its first member is the user thread it runs (the runtime
  * asserts so). Read through asm volatile with a memory clobber: a user
