@@ -64,16 +64,19 @@ struct cfa_code_windows {
 };
 void cfa_register_code_windows(struct cfa_code_windows *module);
 
-#define CFA_WINDOW_BOUND(symbol) extern const char symbol[] __attribute__((weak, visibility("hidden")))
-CFA_WINDOW_BOUND(__start_cfa_one_processor_windows);
-CFA_WINDOW_BOUND(__stop_cfa_one_processor_windows);
-CFA_WINDOW_BOUND(__start_cfa_thread_read_windows);
-CFA_WINDOW_BOUND(__stop_cfa_thread_read_windows);
+/* Under names of our own (asm labels), so that a program may declare the
+ * linker's symbols itself. */
+#define CFA_WINDOW_BOUND(name, symbol)                                         \
+    extern const char name[] __asm__(symbol) __attribute__((weak, visibility("hidden")))
+CFA_WINDOW_BOUND(cfa_one_processor_windows_first, "__start_cfa_one_processor_windows");
+CFA_WINDOW_BOUND(cfa_one_processor_windows_end, "__stop_cfa_one_processor_windows");
+CFA_WINDOW_BOUND(cfa_thread_read_windows_first, "__start_cfa_thread_read_windows");
+CFA_WINDOW_BOUND(cfa_thread_read_windows_end, "__stop_cfa_thread_read_windows");
 #undef CFA_WINDOW_BOUND
 
 static struct cfa_code_windows cfa_this_module_windows = {
-    __start_cfa_one_processor_windows, __stop_cfa_one_processor_windows,
-    __start_cfa_thread_read_windows, __stop_cfa_thread_read_windows, 0};
+    cfa_one_processor_windows_first, cfa_one_processor_windows_end,
+    cfa_thread_read_windows_first, cfa_thread_read_windows_end, 0};
 
 __attribute__((constructor(101))) static void cfa_register_this_module_windows(void)
 {
