@@ -565,10 +565,36 @@ private:
     return true;
   }
 
+  // A marker symbol at this point of the program's code (hidden: the
+  // runtime's weak reference is to this program's), as an assembly source.
+  std::string textMarker(llvm::StringRef Name) {
+    std::string Path = tempPath(Name, ".s");
+    std::string Text = ("\t.text\n\t.globl " + Name + "\n\t.hidden " + Name + "\n" + Name +
+                        ":\n\t.section .note.GNU-stack,\"\",@progbits\n")
+                           .str();
+    if (Path.empty() || (!O.DryRun && !writeFile(Path, Text)))
+      return "";
+    return Path;
+  }
+
   bool link(const std::vector<std::string> &Objects) {
     std::vector<std::string> Args = {T.Clang};
-    Args.insert(Args.end(), Objects.begin(), Objects.end());
-    Args.insert(Args.end(), O.LinkItems.begin(), O.LinkItems.end());
+    if (llvm::is_contained(O.LinkArgs, "-static")) {
+      // Everything is in the program's text: tell the preemption handler
+      // which part is the program's own objects (preemption.c). Objects
+      // given on the command line join them; archives and -l stay after.
+      std::string Begin = textMarker("cfa_program_text_begin"), End = textMarker("cfa_program_text_end");
+      if (Begin.empty() || End.empty())
+        return false;
+      Args.push_back(Begin);
+      Args.insert(Args.end(), Objects.begin(), Objects.end());
+      llvm::copy_if(O.LinkItems, std::back_inserter(Args), [](llvm::StringRef A) { return A.ends_with(".o"); });
+      Args.push_back(End);
+      llvm::copy_if(O.LinkItems, std::back_inserter(Args), [](llvm::StringRef A) { return !A.ends_with(".o"); });
+    } else {
+      Args.insert(Args.end(), Objects.begin(), Objects.end());
+      Args.insert(Args.end(), O.LinkItems.begin(), O.LinkItems.end());
+    }
     if (O.SharedRuntime) {
       if (!addSharedRuntime(Args))
         return false;
@@ -598,7 +624,12 @@ private:
     if (!T.StdLib.empty())
       Args.push_back(T.StdLib); // uses the runtime: comes first
     Args.push_back(T.RuntimeLib);
-    Args.insert(Args.end(), T.RuntimeDeps.begin(), T.RuntimeDeps.end());
+    for (const std::string &Dep : T.RuntimeDeps)
+      // A static hwloc needs a static libudev, which Debian does not
+      // ship: a static program reads the topology from /sys instead
+      // (runtime/src/topology.c).
+      if (Dep != "-lhwloc" || !llvm::is_contained(O.LinkArgs, "-static"))
+        Args.push_back(Dep);
     return true;
   }
 };
