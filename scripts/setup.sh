@@ -19,6 +19,7 @@ apt_packages=(
   valgrind  # valgrind/valgrind.h: the runtime registers its stacks with memcheck
   gdb       # test/tools: the runtime's gdb extension
   file      # test/run/static_link.test: is the program statically linked
+  autoconf automake meson  # test/install: projects built with CC=cfacc
   memcached libmemcached-tools  # test/memcached: the peer and its protocol checker
   spin      # make verify: the idle-sleep protocol model
 )

@@ -116,7 +116,8 @@ config.substitutions.append(("%cfa-obj", config.cfa_obj_root))
 if config.cfa_cfacc and os.path.exists(config.cfa_cfacc):
     config.available_features.add("cfacc")
 # Tools that some tests drive: build systems, valgrind.
-for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb", "vim", "gdb"]:
+for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb", "vim", "gdb",
+             "meson", "autoreconf"]:
     if shutil.which(tool):
         config.available_features.add(tool)
 

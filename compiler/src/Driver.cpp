@@ -131,9 +131,10 @@ void printRuntimeEnvironment() {
 #undef CFA_ENV
 }
 
-// What clang compiles itself (cfacc hands these over untranslated).
+// What clang compiles itself (cfacc hands these over untranslated); "-"
+// is standard input.
 bool isClangSource(llvm::StringRef A) {
-  return A.ends_with(".c") || A.ends_with(".i") || A.ends_with(".s") || A.ends_with(".S");
+  return A == "-" || A.ends_with(".c") || A.ends_with(".i") || A.ends_with(".s") || A.ends_with(".S");
 }
 
 // A query needs no input and produces no output file.
@@ -175,7 +176,8 @@ bool runtimeVariant(const std::vector<std::string> &Sanitizers, std::string &Var
   return true;
 }
 
-// Returns 0 to continue, or an exit status (1 error, -1 done: help/version).
+// Returns 0 to continue, 2 to let clang run the command line as it is, or
+// an exit status (1 error, -1 done: help).
 int parse(int Argc, const char *const *Argv, Options &O) {
   std::string Lang; // "" by extension, "cfa", or a clang language
   for (int I = 1; I < Argc; ++I) {
@@ -195,18 +197,17 @@ int parse(int Argc, const char *const *Argv, Options &O) {
       printRuntimeEnvironment();
       return -1;
     }
-    if (A == "--version") {
-      llvm::outs() << "cfacc (cfa-lite) " << CFACC_VERSION << "\n";
-      return -1;
-    }
     if (A == "-c") O.Mode = Mode::Compile;
     else if (A == "-S") O.Mode = Mode::Assemble;
     else if (A == "-E") O.Mode = Mode::Preprocess;
     else if (A == "-fsyntax-only") O.Mode = Mode::SyntaxOnly;
     else if (A == "-###") O.DryRun = true;
     else if (A == "--emit-c") O.Mode = Mode::EmitC;
-    else if (A == "-v") O.Verbose = true;
-    else if (A == "-save-temps") O.KeepTemps = true;
+    else if (A == "-v") { // cfacc prints its commands, clang its own
+      O.Verbose = true;
+      O.CodegenArgs.push_back("-v");
+      O.LinkArgs.push_back("-v");
+    } else if (A == "-save-temps") O.KeepTemps = true;
     else if (A == "-shared-libcfa") O.SharedRuntime = true;
     else if (A == "-static-libcfa") {
       O.SharedRuntime = false;
@@ -266,6 +267,10 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     }
   }
   if (O.Inputs.empty() && O.LinkItems.empty()) {
+    // Without inputs, `-v` and `-Wl,--version` ask clang and the linker
+    // who they are (build systems do): clang answers.
+    if (O.Verbose || !O.LinkArgs.empty())
+      return 2;
     llvm::errs() << "cfacc: error: no input files\n";
     return 1;
   }
@@ -636,7 +641,7 @@ private:
 
 } // namespace
 
-// -dumpversion, -print-file-name= ...: clang answers, except for the names
+// -dumpversion, -print-file-name=, -Wl,--version ...: clang answers, except for the names
 // of the runtime's own libraries. Returns the exit status.
 int answerQuery(llvm::ArrayRef<const char *> Args, const Toolchain &T) {
   for (size_t I = 1; I < Args.size(); ++I) {
@@ -661,6 +666,24 @@ int answerQuery(llvm::ArrayRef<const char *> Args, const Toolchain &T) {
   return Status < 0 ? 1 : Status;
 }
 
+// --version: clang's answer, its first line first (build systems such as
+// Meson identify the compiler family and version from it), then cfacc's.
+int printVersion(const Toolchain &T) {
+  llvm::SmallString<128> Out;
+  if (llvm::sys::fs::createTemporaryFile("cfacc-version", "txt", Out))
+    return 1;
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out), std::nullopt};
+  int Status = llvm::sys::ExecuteAndWait(T.Clang, {T.Clang, "--version"}, std::nullopt, Redirects);
+  auto Text = llvm::MemoryBuffer::getFile(Out);
+  llvm::sys::fs::remove(Out);
+  auto [First, Rest] = Status == 0 && Text ? (*Text)->getBuffer().split('\n')
+                                           : std::pair<llvm::StringRef, llvm::StringRef>();
+  if (!First.empty())
+    llvm::outs() << First << "\n";
+  llvm::outs() << "cfacc (cfa-lite) " << CFACC_VERSION << "\n" << Rest;
+  return 0;
+}
+
 int runDriver(int Argc, char **Argv) {
   // Response files first, as clang: @file's words replace it.
   llvm::BumpPtrAllocator Alloc;
@@ -670,11 +693,16 @@ int runDriver(int Argc, char **Argv) {
     llvm::errs() << "cfacc: error: cannot read a response file\n";
     return 1;
   }
-  for (size_t I = 1; I < Args.size(); ++I)
+  for (size_t I = 1; I < Args.size(); ++I) {
     if (isQuery(Args[I]))
       return answerQuery(Args, Toolchain::locate(Argv[0], ""));
+    if (llvm::StringRef(Args[I]) == "--version")
+      return printVersion(Toolchain::locate(Argv[0], ""));
+  }
   Options O;
   int Parsed = parse(static_cast<int>(Args.size()), Args.data(), O);
+  if (Parsed == 2)
+    return answerQuery(Args, Toolchain::locate(Argv[0], ""));
   if (Parsed != 0)
     return Parsed < 0 ? 0 : Parsed;
   if (const char *Keep = std::getenv("CFACC_KEEP_TEMPS"); Keep && *Keep)
