@@ -53,6 +53,14 @@ def describe(t):
     return int(t["id"]), name, type_name, state, where, waits
 
 
+def object_and_command(arg, usage):
+    """[what, command] from 'WHAT COMMAND...', or the usage as an error."""
+    parts = arg.split(None, 1)
+    if len(parts) < 2:
+        raise gdb.GdbError("usage: " + usage)
+    return parts
+
+
 class InfoCfaThreads(gdb.Command):
     """List every live cfa-lite user thread: id, name, type, state, the
     processor it last ran on, and what a blocked thread waits on."""
@@ -75,9 +83,7 @@ class CfaThread(gdb.Command):
         super().__init__("cfa-thread", gdb.COMMAND_STACK)
 
     def invoke(self, arg, from_tty):
-        parts = arg.split(None, 1)
-        if len(parts) < 2:
-            raise gdb.GdbError("usage: cfa-thread N COMMAND (for example: cfa-thread 2 bt)")
+        parts = object_and_command(arg, "cfa-thread N COMMAND (for example: cfa-thread 2 bt)")
         wanted = int(parts[0])
         target = next((t for t in live_threads() if int(t["id"]) == wanted), None)
         if target is None:
@@ -175,9 +181,7 @@ class CfaCoroutine(gdb.Command):
         super().__init__("cfa-coroutine", gdb.COMMAND_STACK)
 
     def invoke(self, arg, from_tty):
-        parts = arg.split(None, 1)
-        if len(parts) < 2:
-            raise gdb.GdbError("usage: cfa-coroutine EXPR COMMAND (for example: cfa-coroutine fib bt)")
+        parts = object_and_command(arg, "cfa-coroutine EXPR COMMAND (for example: cfa-coroutine fib bt)")
         c = coroutine_pointer(parts[0])
         state = int(c["state"])
         if state != 1:
