@@ -212,8 +212,7 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     else if (A == "-static-libcfa") {
       O.SharedRuntime = false;
       O.StaticRuntimeAsked = true;
-    }
-    else if (A == "-o") {
+    } else if (A == "-o") {
       const char *V = Next(A);
       if (!V) return 1;
       O.Output = V;
@@ -641,8 +640,8 @@ private:
 
 } // namespace
 
-// -dumpversion, -print-file-name=, -Wl,--version ...: clang answers, except for the names
-// of the runtime's own libraries. Returns the exit status.
+// -dumpversion, -print-file-name=, -Wl,--version ...: clang answers, except
+// for the names of the runtime's own libraries. Returns the exit status.
 int answerQuery(llvm::ArrayRef<const char *> Args, const Toolchain &T) {
   for (size_t I = 1; I < Args.size(); ++I) {
     llvm::StringRef A = Args[I];
