@@ -41,9 +41,18 @@
 extern "C" {
 #endif
 
-/* The inline paths have no debug information: stepping through a mutex
- * call in a debugger goes from the user's line to the user's line. */
-#define CFA_INLINE_PATH static inline __attribute__((nodebug))
+/* The inline paths have no debug information (clang's nodebug): stepping
+ * through a mutex call in a debugger goes from the user's line to the
+ * user's line. */
+#if defined(__has_attribute)
+#  if __has_attribute(nodebug)
+#    define CFA_NODEBUG __attribute__((nodebug))
+#  endif
+#endif
+#ifndef CFA_NODEBUG
+#  define CFA_NODEBUG
+#endif
+#define CFA_INLINE_PATH static inline CFA_NODEBUG
 
 /* A window: an instruction sequence [1b, 2b) that preemption never
  * stops, recorded in `section` as two offsets, each relative to where it
@@ -82,7 +91,7 @@ static struct cfa_code_windows cfa_this_module_windows = {
     cfa_one_processor_windows_first, cfa_one_processor_windows_end,
     cfa_thread_read_windows_first, cfa_thread_read_windows_end, 0};
 
-__attribute__((constructor(101), nodebug)) static void cfa_register_this_module_windows(void)
+__attribute__((constructor(101))) CFA_NODEBUG static void cfa_register_this_module_windows(void)
 {
     cfa_register_code_windows(&cfa_this_module_windows);
 }
