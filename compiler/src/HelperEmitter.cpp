@@ -27,7 +27,9 @@ using namespace clang::ast_matchers;
 
 // Generated functions have no debug information (nodebug): they take no
 // line of the user's, and a debugger's `step` goes over them into the
-// user's code, as over a library function.
+// user's code, as over a library function. None of them calls user code
+// (whose debug information would go if it were inlined into one), but
+// the trampoline, which has the type definition's line.
 const char *const Inline = "static inline __attribute__((unused, nodebug)) ";
 const char *const Overload = "static inline __attribute__((overloadable, unused, nodebug)) ";
 const char *const Helper = "static __attribute__((nodebug)) ";
@@ -73,9 +75,13 @@ std::string typeHelpers(const TypeHelpers &H) {
   std::string Out;
   if (H.Main) {
     clang::QualType Param = H.Main->getParamDecl(0)->getType().getCanonicalType();
+    // The trampoline keeps its debug information (the user's main is
+    // inlined into it, and a function without any loses that of what it
+    // inlines) and takes the line of the type's definition, which the
+    // block starts on (LoweringContext::insertBlockBefore).
     Out += std::string(H.MainIsStatic ? "static " : "") + "void " + TypeMainPrefix + H.Name + "(" +
-           Param.getAsString() + ");\n";
-    Out += std::string(Helper) + "void __cfa_trampoline_" + H.Name + "(void *object) { " + TypeMainPrefix + H.Name +
+           Param.getAsString() + "); ";
+    Out += "static void __cfa_trampoline_" + H.Name + "(void *object) { " + TypeMainPrefix + H.Name +
            "(object); }\n";
   }
   Out += H.Kind == ExtensionKind::Thread ? threadHelpers(H, T) : coroutineHelpers(H, T);
