@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite (what `make check` and .ci/run run):
 #
-#   1. configure and build build/ (everything), build-asan/, build-tsan/ and
+#   1. configure and build build/ (everything, and the libFuzzer target
+#      cfacc-translate-fuzz), build-asan/, build-tsan/ and
 #      build-debug/ (the runtime and standard library only; CMake turns the
 #      compiler off there, and their tests borrow build/'s cfacc:
 #      CFA_HOST_CFACC). build-debug/ is the runtime with CFA_DEBUG: it
@@ -167,8 +168,9 @@ if [ ${#selected[@]} -gt 0 ]; then
   done
   for d in "${order[@]}"; do runs+=("$d|${by_dir[$d]# }|"); done
 else
-  # 1+2. Normal build: every suite.
-  if [ $no_build = 1 ] || build_dir build; then
+  # 1+2. Normal build: every suite, and the fuzz target over stage 1 that
+  # test/diagnostics/translate_fuzz.test runs (built on request only).
+  if [ $no_build = 1 ] || { build_dir build && ninja -C build -j "$JOBS" cfacc-translate-fuzz; }; then
     runs+=("build|build/test|")
   else
     build_failed build

@@ -18,6 +18,8 @@ apt_packages=(
   liburing-dev libhwloc-dev ninja-build cmake make pkg-config
   valgrind  # valgrind/valgrind.h: the runtime registers its stacks with memcheck
   gdb       # test/tools: the runtime's gdb extension
+  file      # test/run/static_link.test: is the program statically linked
+  autoconf automake meson  # test/install: projects built with CC=cfacc
   memcached libmemcached-tools  # test/memcached: the peer and its protocol checker
   spin      # make verify: the idle-sleep protocol model
   libsqlite3-dev  # test/pthread/sqlite_threads.c: SQLite's own locks on user threads

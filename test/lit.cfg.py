@@ -114,8 +114,14 @@ config.substitutions.append(("%cfa-obj", config.cfa_obj_root))
 
 if config.cfa_cfacc and os.path.exists(config.cfa_cfacc):
     config.available_features.add("cfacc")
+    # The libFuzzer target over stage 1, built on request beside cfacc.
+    translate_fuzzer = os.path.join(os.path.dirname(config.cfa_cfacc), "cfacc-translate-fuzz")
+    if os.path.exists(translate_fuzzer) and not san:
+        config.available_features.add("translate-fuzzer")
+        config.substitutions.append(("%translate-fuzzer", translate_fuzzer))
 # Tools that some tests drive: build systems, valgrind.
-for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb", "vim", "gdb"]:
+for tool in ["cmake", "ninja", "make", "valgrind", "pkg-config", "dpkg-deb", "vim", "gdb",
+             "meson", "autoreconf"]:
     if shutil.which(tool):
         config.available_features.add(tool)
 

@@ -8,7 +8,11 @@
 // go to clang-19 directly; anything else (.o, .a, .so) is a linker input.
 // Linking adds libcfa_std.a (when built), libcfa.a and the runtime's
 // libraries after the user's inputs; with -fsanitize=thread or =address,
-// the runtime's variant built for that sanitizer (Toolchain.h).
+// the runtime's variant built for that sanitizer (Toolchain.h). With
+// -shared (a library) or -shared-libcfa (a program) it adds libcfa_std.so
+// and libcfa.so instead, and their directory as the output's RUNPATH
+// unless the dynamic loader searches it anyway: a process has one
+// runtime, so a library never carries its own (docs/install.md).
 //
 // Options follow clang-19: an option cfacc does not act on goes to clang
 // when compiling and when linking (with -Qunused-arguments, so a
@@ -61,6 +65,8 @@ struct Options {
   std::vector<std::string> CodegenArgs; // stage 2 only: -g, -M*
   std::vector<std::string> LinkArgs;    // -L, -Wl, -static, ...
   std::vector<std::string> Sanitizers; // -fsanitize= lists in effect, in order
+  bool SharedRuntime = false;       // -shared-libcfa, or -shared
+  bool StaticRuntimeAsked = false;  // -static-libcfa
   bool Verbose = false;
   bool DryRun = false; // -###: print the commands, run none
   bool KeepTemps = false;
@@ -82,6 +88,9 @@ const char *const Usage =
     "                     as for clang\n"
     "  -MD -MMD -MF -MT -MQ -MP  dependency files, as for clang\n"
     "  -l -L -Wl,... -static -shared -rdynamic -pthread  linker options\n"
+    "  -shared-libcfa     link the program with the shared runtime (libcfa.so)\n"
+    "  -static-libcfa     link the program with the static runtime (the default;\n"
+    "                     -shared always uses libcfa.so)\n"
     "  -fsanitize=thread|address  instrument the program and link the runtime\n"
     "                     built for that sanitizer (docs/compiler.md)\n"
     "  -x cfa|c|none|...  language of the following inputs (clang's names, and cfa)\n"
@@ -122,9 +131,10 @@ void printRuntimeEnvironment() {
 #undef CFA_ENV
 }
 
-// What clang compiles itself (cfacc hands these over untranslated).
+// What clang compiles itself (cfacc hands these over untranslated); "-"
+// is standard input.
 bool isClangSource(llvm::StringRef A) {
-  return A.ends_with(".c") || A.ends_with(".i") || A.ends_with(".s") || A.ends_with(".S");
+  return A == "-" || A.ends_with(".c") || A.ends_with(".i") || A.ends_with(".s") || A.ends_with(".S");
 }
 
 // A query needs no input and produces no output file.
@@ -166,7 +176,8 @@ bool runtimeVariant(const std::vector<std::string> &Sanitizers, std::string &Var
   return true;
 }
 
-// Returns 0 to continue, or an exit status (1 error, -1 done: help/version).
+// Returns 0 to continue, 2 to let clang run the command line as it is, or
+// an exit status (1 error, -1 done: help).
 int parse(int Argc, const char *const *Argv, Options &O) {
   std::string Lang; // "" by extension, "cfa", or a clang language
   for (int I = 1; I < Argc; ++I) {
@@ -186,19 +197,22 @@ int parse(int Argc, const char *const *Argv, Options &O) {
       printRuntimeEnvironment();
       return -1;
     }
-    if (A == "--version") {
-      llvm::outs() << "cfacc (cfa-lite) " << CFACC_VERSION << "\n";
-      return -1;
-    }
     if (A == "-c") O.Mode = Mode::Compile;
     else if (A == "-S") O.Mode = Mode::Assemble;
     else if (A == "-E") O.Mode = Mode::Preprocess;
     else if (A == "-fsyntax-only") O.Mode = Mode::SyntaxOnly;
     else if (A == "-###") O.DryRun = true;
     else if (A == "--emit-c") O.Mode = Mode::EmitC;
-    else if (A == "-v") O.Verbose = true;
-    else if (A == "-save-temps") O.KeepTemps = true;
-    else if (A == "-o") {
+    else if (A == "-v") { // cfacc prints its commands, clang its own
+      O.Verbose = true;
+      O.CodegenArgs.push_back("-v");
+      O.LinkArgs.push_back("-v");
+    } else if (A == "-save-temps") O.KeepTemps = true;
+    else if (A == "-shared-libcfa") O.SharedRuntime = true;
+    else if (A == "-static-libcfa") {
+      O.SharedRuntime = false;
+      O.StaticRuntimeAsked = true;
+    } else if (A == "-o") {
       const char *V = Next(A);
       if (!V) return 1;
       O.Output = V;
@@ -252,13 +266,24 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     }
   }
   if (O.Inputs.empty() && O.LinkItems.empty()) {
+    // Without inputs, `-v` and `-Wl,--version` ask clang and the linker
+    // who they are (build systems do): clang answers.
+    if (O.Verbose || !O.LinkArgs.empty())
+      return 2;
     llvm::errs() << "cfacc: error: no input files\n";
     return 1;
   }
-  if (O.Mode == Mode::Link && llvm::is_contained(O.LinkArgs, "-shared")) {
-    llvm::errs() << "cfacc: error: -shared is not supported: the runtime (one scheduler per process) "
-                    "is linked into the program; compile the library's sources with -c and link the "
-                    "objects into the program, or archive them with ar\n";
+  if (llvm::is_contained(O.LinkArgs, "-shared")) {
+    if (O.StaticRuntimeAsked) {
+      llvm::errs() << "cfacc: error: -static-libcfa cannot build a shared library: a process has one "
+                      "runtime, so a library uses the shared one (libcfa.so)\n";
+      return 1;
+    }
+    O.SharedRuntime = true;
+  }
+  if (O.SharedRuntime && llvm::is_contained(O.LinkArgs, "-static")) {
+    llvm::errs() << "cfacc: error: -static links everything statically, the runtime too: "
+                    "it cannot be used with -shared-libcfa or -shared\n";
     return 1;
   }
   if (!O.Output.empty() && O.Inputs.size() > 1 && O.Mode != Mode::Link) {
@@ -507,7 +532,90 @@ private:
     return executeMapped(Args, Sources);
   }
 
+  // The dynamic loader's own directories need no RUNPATH.
+  static bool searchedByLoader(llvm::StringRef Dir) {
+    for (llvm::StringRef D : {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
+                              "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"})
+      if (Dir == D)
+        return true;
+    return false;
+  }
+
+  // libcfa_std.so (when built) and libcfa.so, and where to find them at
+  // run time. False (with an error) if there is no shared runtime.
+  bool addSharedRuntime(std::vector<std::string> &Args) {
+    if (T.SharedRuntimeLib.empty()) {
+      llvm::errs() << "cfacc: error: cannot find libcfa.so next to the cfacc binary"
+                   << (Variant.empty() ? "" : ": the runtime's sanitizer variants are static libraries only")
+                   << "\n";
+      return false;
+    }
+    std::vector<std::string> Dirs;
+    for (const std::string &Lib : {T.SharedStdLib, T.SharedRuntimeLib}) {
+      if (Lib.empty())
+        continue;
+      // A library needed only if used: the standard library often is not.
+      if (Lib == T.SharedStdLib)
+        Args.insert(Args.end(), {"-Wl,--push-state,--as-needed", Lib, "-Wl,--pop-state"});
+      else
+        Args.push_back(Lib);
+      std::string Dir(llvm::sys::path::parent_path(Lib));
+      if (!searchedByLoader(Dir) && !llvm::is_contained(Dirs, Dir))
+        Dirs.push_back(Dir);
+    }
+    for (const std::string &Dir : Dirs)
+      Args.push_back("-Wl,-rpath," + Dir);
+    Args.push_back("-lpthread");
+    return true;
+  }
+
+  // A marker symbol at this point of the program's code (hidden: the
+  // runtime's weak reference is to this program's), as an assembly source.
+  std::string textMarker(llvm::StringRef Name) {
+    std::string Path = tempPath(Name, ".s");
+    std::string Text = ("\t.text\n\t.globl " + Name + "\n\t.hidden " + Name + "\n" + Name +
+                        ":\n\t.section .note.GNU-stack,\"\",@progbits\n")
+                           .str();
+    if (Path.empty() || (!O.DryRun && !writeFile(Path, Text)))
+      return "";
+    return Path;
+  }
+
   bool link(const std::vector<std::string> &Objects) {
+    std::vector<std::string> Args = {T.Clang};
+    if (llvm::is_contained(O.LinkArgs, "-static")) {
+      // Everything is in the program's text: tell the preemption handler
+      // which part is the program's own objects (preemption.c). Objects
+      // given on the command line join them; archives and -l stay after.
+      std::string Begin = textMarker("cfa_program_text_begin"), End = textMarker("cfa_program_text_end");
+      if (Begin.empty() || End.empty())
+        return false;
+      Args.push_back(Begin);
+      Args.insert(Args.end(), Objects.begin(), Objects.end());
+      llvm::copy_if(O.LinkItems, std::back_inserter(Args), [](llvm::StringRef A) { return A.ends_with(".o"); });
+      Args.push_back(End);
+      llvm::copy_if(O.LinkItems, std::back_inserter(Args), [](llvm::StringRef A) { return !A.ends_with(".o"); });
+    } else {
+      Args.insert(Args.end(), Objects.begin(), Objects.end());
+      Args.insert(Args.end(), O.LinkItems.begin(), O.LinkItems.end());
+    }
+    if (O.SharedRuntime) {
+      if (!addSharedRuntime(Args))
+        return false;
+    } else if (!addStaticRuntime(Args)) {
+      return false;
+    }
+    Args.insert(Args.end(), O.LinkArgs.begin(), O.LinkArgs.end());
+    // Every compile option reaches the link, as with clang (--coverage,
+    // -flto, -fprofile-*, -m32 ...); the others must stay quiet there.
+    Args.insert(Args.end(), O.CompileArgs.begin(), O.CompileArgs.end());
+    Args.push_back("-Qunused-arguments");
+    Args.insert(Args.end(), {"-o", O.Output.empty() ? "a.out" : O.Output});
+    return execute(Args);
+  }
+
+  // libcfa_std.a (when built), libcfa.a and the libraries they use.
+  bool addStaticRuntime(std::vector<std::string> &Args) {
     if (T.RuntimeLib.empty()) {
       const char *Env = std::getenv("CFACC_RUNTIME_DIR");
       llvm::errs() << "cfacc: error: cannot find " << (Variant.empty() ? "libcfa.a " : "libcfa-" + Variant + ".a ")
@@ -517,40 +625,36 @@ private:
                    << "\n";
       return false;
     }
-    std::vector<std::string> Args = {T.Clang};
-    Args.insert(Args.end(), Objects.begin(), Objects.end());
-    Args.insert(Args.end(), O.LinkItems.begin(), O.LinkItems.end());
     if (!T.StdLib.empty())
       Args.push_back(T.StdLib); // uses the runtime: comes first
     Args.push_back(T.RuntimeLib);
-    Args.insert(Args.end(), T.RuntimeDeps.begin(), T.RuntimeDeps.end());
-    Args.insert(Args.end(), O.LinkArgs.begin(), O.LinkArgs.end());
-    // Every compile option reaches the link, as with clang (--coverage,
-    // -flto, -fprofile-*, -m32 ...); the others must stay quiet there.
-    Args.insert(Args.end(), O.CompileArgs.begin(), O.CompileArgs.end());
-    Args.push_back("-Qunused-arguments");
-    Args.insert(Args.end(), {"-o", O.Output.empty() ? "a.out" : O.Output});
-    return execute(Args);
+    for (const std::string &Dep : T.RuntimeDeps)
+      // A static hwloc needs a static libudev, which Debian does not
+      // ship: a static program reads the topology from /sys instead
+      // (runtime/src/topology.c).
+      if (Dep != "-lhwloc" || !llvm::is_contained(O.LinkArgs, "-static"))
+        Args.push_back(Dep);
+    return true;
   }
 };
 
 } // namespace
 
-// -dumpversion, -print-file-name= ...: clang answers, except for the names
-// of the runtime's own libraries. Returns the exit status.
+// -dumpversion, -print-file-name=, -Wl,--version ...: clang answers, except
+// for the names of the runtime's own libraries. Returns the exit status.
 int answerQuery(llvm::ArrayRef<const char *> Args, const Toolchain &T) {
   for (size_t I = 1; I < Args.size(); ++I) {
     llvm::StringRef A = Args[I];
     if (!A.consume_front("-print-file-name="))
       continue;
-    if (A == "libcfa.a" && !T.RuntimeLib.empty()) {
-      llvm::outs() << T.RuntimeLib << "\n";
-      return 0;
-    }
-    if (A == "libcfa_std.a" && !T.StdLib.empty()) {
-      llvm::outs() << T.StdLib << "\n";
-      return 0;
-    }
+    const std::pair<llvm::StringRef, const std::string *> Own[] = {
+        {"libcfa.a", &T.RuntimeLib}, {"libcfa_std.a", &T.StdLib},
+        {"libcfa.so", &T.SharedRuntimeLib}, {"libcfa_std.so", &T.SharedStdLib}};
+    for (const auto &[Name, Path] : Own)
+      if (A == Name && !Path->empty()) {
+        llvm::outs() << *Path << "\n";
+        return 0;
+      }
   }
   std::vector<llvm::StringRef> Refs = {T.Clang};
   Refs.insert(Refs.end(), Args.begin() + 1, Args.end());
@@ -559,6 +663,24 @@ int answerQuery(llvm::ArrayRef<const char *> Args, const Toolchain &T) {
   if (Status < 0)
     llvm::errs() << "cfacc: error: " << T.Clang << ": " << (Error.empty() ? "failed" : Error) << "\n";
   return Status < 0 ? 1 : Status;
+}
+
+// --version: clang's answer, its first line first (build systems such as
+// Meson identify the compiler family and version from it), then cfacc's.
+int printVersion(const Toolchain &T) {
+  llvm::SmallString<128> Out;
+  if (llvm::sys::fs::createTemporaryFile("cfacc-version", "txt", Out))
+    return 1;
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out), std::nullopt};
+  int Status = llvm::sys::ExecuteAndWait(T.Clang, {T.Clang, "--version"}, std::nullopt, Redirects);
+  auto Text = llvm::MemoryBuffer::getFile(Out);
+  llvm::sys::fs::remove(Out);
+  auto [First, Rest] = Status == 0 && Text ? (*Text)->getBuffer().split('\n')
+                                           : std::pair<llvm::StringRef, llvm::StringRef>();
+  if (!First.empty())
+    llvm::outs() << First << "\n";
+  llvm::outs() << "cfacc (cfa-lite) " << CFACC_VERSION << "\n" << Rest;
+  return 0;
 }
 
 int runDriver(int Argc, char **Argv) {
@@ -570,11 +692,16 @@ int runDriver(int Argc, char **Argv) {
     llvm::errs() << "cfacc: error: cannot read a response file\n";
     return 1;
   }
-  for (size_t I = 1; I < Args.size(); ++I)
+  for (size_t I = 1; I < Args.size(); ++I) {
     if (isQuery(Args[I]))
       return answerQuery(Args, Toolchain::locate(Argv[0], ""));
+    if (llvm::StringRef(Args[I]) == "--version")
+      return printVersion(Toolchain::locate(Argv[0], ""));
+  }
   Options O;
   int Parsed = parse(static_cast<int>(Args.size()), Args.data(), O);
+  if (Parsed == 2)
+    return answerQuery(Args, Toolchain::locate(Argv[0], ""));
   if (Parsed != 0)
     return Parsed < 0 ? 0 : Parsed;
   if (const char *Keep = std::getenv("CFACC_KEEP_TEMPS"); Keep && *Keep)

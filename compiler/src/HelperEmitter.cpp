@@ -25,8 +25,14 @@ namespace {
 
 using namespace clang::ast_matchers;
 
-const char *const Inline = "static inline __attribute__((unused)) ";
-const char *const Overload = "static inline __attribute__((overloadable, unused)) ";
+// Generated functions have no debug information (nodebug): they take no
+// line of the user's, and a debugger's `step` goes over them into the
+// user's code, as over a library function. None of them calls user code
+// (whose debug information would go if it were inlined into one), but
+// the trampoline, which has the type definition's line.
+const char *const Inline = "static inline __attribute__((unused, nodebug)) ";
+const char *const Overload = "static inline __attribute__((overloadable, unused, nodebug)) ";
+const char *const Helper = "static __attribute__((nodebug)) ";
 // A cleanup function's parameter must accept the address of the object,
 // volatile ones included (const ones are rejected: the runtime updates them).
 const char *const CleanupParameter = "volatile void *p";
@@ -69,17 +75,21 @@ std::string typeHelpers(const TypeHelpers &H) {
   std::string Out;
   if (H.Main) {
     clang::QualType Param = H.Main->getParamDecl(0)->getType().getCanonicalType();
+    // The trampoline keeps its debug information (the user's main is
+    // inlined into it, and a function without any loses that of what it
+    // inlines) and takes the line of the type's definition, which the
+    // block starts on (LoweringContext::insertBlockBefore).
     Out += std::string(H.MainIsStatic ? "static " : "") + "void " + TypeMainPrefix + H.Name + "(" +
-           Param.getAsString() + ");\n";
+           Param.getAsString() + "); ";
     Out += "static void __cfa_trampoline_" + H.Name + "(void *object) { " + TypeMainPrefix + H.Name +
            "(object); }\n";
   }
   Out += H.Kind == ExtensionKind::Thread ? threadHelpers(H, T) : coroutineHelpers(H, T);
   for (uint64_t Count : H.CleanupCounts)
-    Out += "static void __cfa_cleanup_" + H.Name + "_" + std::to_string(Count) + "(" + CleanupParameter +
+    Out += std::string(Helper) + "void __cfa_cleanup_" + H.Name + "_" + std::to_string(Count) + "(" + CleanupParameter +
            ") { __cfa_destroy_" + H.Name + "((" + T + " *)p, " + std::to_string(Count) + "); }\n";
   if (H.GuardCleanup)
-    Out += "static void __cfa_cleanup_" + H.Name + "_array(struct __cfa_array_guard *g) { __cfa_destroy_" +
+    Out += std::string(Helper) + "void __cfa_cleanup_" + H.Name + "_array(struct __cfa_array_guard *g) { __cfa_destroy_" +
            H.Name + "((" + T + " *)g->objects, g->count); }\n";
   return Out;
 }
@@ -130,10 +140,10 @@ private:
 std::string genericCleanups(LoweringContext &L) {
   std::string Out;
   for (uint64_t Count : L.genericCleanupCounts(ExtensionKind::Processor))
-    Out += "static void __cfa_cleanup_processor_" + std::to_string(Count) + "(" + CleanupParameter +
+    Out += std::string(Helper) + "void __cfa_cleanup_processor_" + std::to_string(Count) + "(" + CleanupParameter +
            ") { __cfa_processors_stop((processor *)p, " + std::to_string(Count) + "); }\n";
   for (uint64_t Count : L.genericCleanupCounts(ExtensionKind::Cluster))
-    Out += "static void __cfa_cleanup_cluster_" + std::to_string(Count) + "(" + CleanupParameter +
+    Out += std::string(Helper) + "void __cfa_cleanup_cluster_" + std::to_string(Count) + "(" + CleanupParameter +
            ") { __cfa_clusters_destroy((cluster *)p, " + std::to_string(Count) + "); }\n";
   return Out;
 }
@@ -153,8 +163,9 @@ std::string staticObjectFunctions(LoweringContext &L) {
   if (Stops.empty())
     return "";
   return "\n/* cfacc: objects with static storage start before main and stop after it. */\n"
-         "__attribute__((constructor)) static void __cfa_start_static_objects(void) {\n" + Starts +
-         "}\n__attribute__((destructor)) static void __cfa_stop_static_objects(void) {\n" + Stops + "}\n";
+         "__attribute__((constructor, nodebug)) static void __cfa_start_static_objects(void) {\n" + Starts +
+         "}\n__attribute__((destructor, nodebug)) static void __cfa_stop_static_objects(void) {\n" + Stops +
+         "}\n";
 }
 
 } // namespace

@@ -156,8 +156,8 @@ void LoweringContext::insertBlockBefore(clang::SourceLocation At, const std::str
       File += '\\';
     File += C;
   }
-  R.InsertText(At, "\n" + Code + "\n#line " + std::to_string(P.getLine()) + " \"" + File + "\"\n",
-               /*InsertAfter=*/true);
+  std::string Line = "#line " + std::to_string(P.getLine()) + " \"" + File + "\"\n";
+  R.InsertText(At, "\n" + Line + Code + "\n" + Line, /*InsertAfter=*/true);
 }
 
 void LoweringContext::replaceKeepingLines(clang::CharSourceRange Range, const std::string &Text) {

@@ -91,9 +91,11 @@ public:
   }
 
   // Inserts code after the token at Loc, on lines of its own, then resyncs
-  // the line number with a #line marker.
+  // the line number with a #line marker. The code's first line has Loc's
+  // line number.
   void insertBlockAfterToken(clang::SourceLocation Loc, const std::string &Code);
-  // Inserts code before Loc, on lines of its own, then resyncs the line.
+  // Inserts code before Loc, on lines of its own, then resyncs the line;
+  // the code's first line has Loc's line number.
   void insertBlockBefore(clang::SourceLocation Loc, const std::string &Code);
   // Replaces a range by Text, keeping the number of newlines of the range.
   void replaceKeepingLines(clang::CharSourceRange Range, const std::string &Text);

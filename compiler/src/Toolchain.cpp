@@ -23,15 +23,16 @@ static std::string firstExisting(const std::vector<std::string> &Candidates, con
   return "";
 }
 
-// lib<Name>[-<Variant>].a in Libs/lib or Libs/<BuildDir>; the plain one
-// for a variant only when Libs is a tree the user named (CFACC_RUNTIME_DIR).
+// lib<Name>[-<Variant>]<Suffix> in Libs/lib or Libs/<BuildDir>; the plain
+// one for a variant only when Libs is a tree the user named
+// (CFACC_RUNTIME_DIR).
 static std::string library(const std::string &Libs, const std::string &BuildDir, const std::string &Name,
-                           const std::string &Variant, bool NamedTree) {
+                           const std::string &Variant, bool NamedTree, const std::string &Suffix) {
   std::vector<std::string> Files;
   if (!Variant.empty())
-    Files.push_back("lib" + Name + "-" + Variant + ".a");
+    Files.push_back("lib" + Name + "-" + Variant + Suffix);
   if (Variant.empty() || NamedTree)
-    Files.push_back("lib" + Name + ".a");
+    Files.push_back("lib" + Name + Suffix);
   for (const std::string &F : Files)
     if (std::string Found = firstExisting({Libs + "/lib/" + F, Libs + "/" + BuildDir + "/" + F}, ""); !Found.empty())
       return Found;
@@ -52,8 +53,10 @@ Toolchain Toolchain::locate(const char *Argv0, const std::string &Variant) {
     NamedTree = true;
   }
   T.LibsDir = Libs;
-  T.RuntimeLib = library(Libs, "runtime", "cfa", Variant, NamedTree);
-  T.StdLib = library(Libs, "stdlib", "cfa_std", Variant, NamedTree);
+  T.RuntimeLib = library(Libs, "runtime", "cfa", Variant, NamedTree, ".a");
+  T.StdLib = library(Libs, "stdlib", "cfa_std", Variant, NamedTree, ".a");
+  T.SharedRuntimeLib = library(Libs, "runtime", "cfa", Variant, NamedTree, ".so");
+  T.SharedStdLib = library(Libs, "stdlib", "cfa_std", Variant, NamedTree, ".so");
   if (const char *Env = std::getenv("CFACC_CLANG"); Env && *Env)
     T.Clang = Env;
   else if (auto Found = llvm::sys::findProgramByName("clang-19"))

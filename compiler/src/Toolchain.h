@@ -5,7 +5,9 @@
 //   install tree: <prefix>/bin/cfacc, <prefix>/include/cfa/,
 //                 <prefix>/lib/libcfa.a, <prefix>/lib/libcfa_std.a
 // The standard library (channels, futures, locks, time) is optional: it is
-// linked before the runtime when it is there.
+// linked before the runtime when it is there. Both are also shared
+// libraries (libcfa.so, libcfa_std.so beside the archives), which
+// `-shared` and `-shared-libcfa` link (Driver.cpp).
 // CFACC_CLANG in the environment overrides the C compiler (clang-19).
 // CFACC_RUNTIME_DIR names another tree (build or install layout) to take
 // libcfa.a and libcfa_std.a from: a sanitizer build's, with -fsanitize=.
@@ -30,6 +32,8 @@ struct Toolchain {
   std::string RuntimeLib; // libcfa.a (or its sanitizer variant)
   std::string LibsDir;    // the tree RuntimeLib is looked for in
   std::string StdLib;     // libcfa_std.a, or empty
+  std::string SharedRuntimeLib; // libcfa.so, or empty (no sanitizer variants)
+  std::string SharedStdLib;     // libcfa_std.so, or empty
   std::vector<std::string> RuntimeDeps = {"-luring", "-lhwloc", "-lpthread"};
 
   // Variant: "" (no sanitizer runtime), "tsan" or "asan".

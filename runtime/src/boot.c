@@ -39,6 +39,7 @@ __attribute__((constructor(101))) void runtime_boot(void)
 {
     if (cfa_tls_processor)
         return;
+    one_runtime_check();
     env_validate();
     stack_configure();
     stats_configure();

@@ -176,14 +176,20 @@ void cluster_state_init(struct cfa_cluster_state *cs);
  * (g, one monitor, never nested) ends just before the thread halts. */
 void monitor_leave_then_halt(struct cfa_mutex_group *g);
 
-/* one_processor.c */
+/* one_runtime.c: stops the program if another runtime is loaded too. */
+void one_runtime_check(void);
+
+/* code_windows.c */
 /* A range of code [start, end) that preemption never stops, as
  * CFA_WINDOW_IN (cfa/mutex_call.h) records it: two offsets, each relative
  * to its own address. */
 struct code_window { int32_t start, end; };
 bool code_window_at(const struct code_window *first, const struct code_window *end, uintptr_t pc);
+bool one_processor_window_at(uintptr_t pc); /* in any module's one-processor windows */
+bool thread_read_window_at(uintptr_t pc);   /* in any module's thread-read windows */
+
+/* one_processor.c */
 void one_processor_count_changed(unsigned processors); /* under the registry lock */
-bool one_processor_window_at(uintptr_t pc);
 /* Called by a processor's starter when it is the second: returns once
  * `sole` can no longer run an unlocked owner-word instruction. */
 void one_processor_quiesce(struct cfa_processor_state *sole);

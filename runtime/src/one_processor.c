@@ -1,11 +1,9 @@
 /* one_processor.c: the flag that lets a one-processor program take and
  * let go of monitors without locked instructions (cfa/mutex_call.h).
  *
- * Owns `cfa_one_processor` and the table of windows (flag test plus
- * unlocked instruction) that cfa/mutex_call.h emits into the section
- * cfa_one_processor_windows, and the lookup of a PC in any table of
- * windows (code_window_at; preemption.c also asks it about the
- * thread-read windows).
+ * Owns `cfa_one_processor` and its transitions; the windows (flag test
+ * plus unlocked instruction) that cfa/mutex_call.h emits into the section
+ * cfa_one_processor_windows are looked up by code_windows.c.
  *
  * Invariants:
  *  - the flag is 1 exactly while one processor is registered; it drops
@@ -30,25 +28,6 @@
 #include <time.h>
 
 _Atomic unsigned char cfa_one_processor;
-
-extern const struct code_window __start_cfa_one_processor_windows[] __attribute__((weak));
-extern const struct code_window __stop_cfa_one_processor_windows[] __attribute__((weak));
-
-bool code_window_at(const struct code_window *first, const struct code_window *end, uintptr_t pc)
-{
-    for (const struct code_window *w = first; w < end; w++) {
-        uintptr_t start = (uintptr_t)&w->start + (intptr_t)w->start;
-        uintptr_t stop = (uintptr_t)&w->end + (intptr_t)w->end;
-        if (pc >= start && pc < stop)
-            return true;
-    }
-    return false;
-}
-
-bool one_processor_window_at(uintptr_t pc)
-{
-    return code_window_at(__start_cfa_one_processor_windows, __stop_cfa_one_processor_windows, pc);
-}
 
 void one_processor_count_changed(unsigned processors)
 {

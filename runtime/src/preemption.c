@@ -19,12 +19,16 @@
  * cfa/mutex_call.h). Elsewhere the tick is dropped and the next one tries
  * again.
  *
+ * The program's own code is its executable segments; in a program linked
+ * with `cfacc -static`, whose executable segments hold the C library too,
+ * it is what cfacc brackets between two markers (cfa_program_text_begin
+ * and _end, around the program's objects: Driver.cpp).
+ *
  * Under the sanitizers preemption is off: TSan defers asynchronous
  * signals, which a switch inside a handler does not survive, and both
  * link their runtimes into the program's text, where the handler would
  * take them for the program's own code (a switch in the middle of ASan's
- * fiber bookkeeping). For the same reason a program linked with -static
- * must run with CFA_PREEMPTION_MS=0.
+ * fiber bookkeeping).
  */
 #include "kernel.h"
 #include "environment.h"
@@ -41,8 +45,9 @@
 #include <ucontext.h>
 
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
-extern const struct code_window __start_cfa_thread_read_windows[] __attribute__((weak));
-extern const struct code_window __stop_cfa_thread_read_windows[] __attribute__((weak));
+
+extern const char cfa_program_text_begin[] __attribute__((weak));
+extern const char cfa_program_text_end[] __attribute__((weak));
 
 static uintptr_t program_text_low, program_text_high;
 static long slice_ms; /* CFA_PREEMPTION_MS, set at boot */
@@ -78,7 +83,7 @@ static bool preemptible_at(uintptr_t pc)
         atomic_fetch_add_explicit(&dropped_in_window, 1, memory_order_relaxed);
         return false;
     }
-    return !code_window_at(__start_cfa_thread_read_windows, __stop_cfa_thread_read_windows, pc);
+    return !thread_read_window_at(pc);
 }
 
 void preemption_counts(unsigned long *signals, unsigned long *yields, unsigned long *in_window)
@@ -175,7 +180,12 @@ void preemption_start(void)
     install_handler();
     if (slice_ms == 0)
         return;
-    dl_iterate_phdr(find_program_text, NULL);
+    if (cfa_program_text_begin && cfa_program_text_end) {
+        program_text_low = (uintptr_t)cfa_program_text_begin;
+        program_text_high = (uintptr_t)cfa_program_text_end;
+    } else {
+        dl_iterate_phdr(find_program_text, NULL);
+    }
     pthread_t kt;
     sigset_t all, old;
     sigfillset(&all);

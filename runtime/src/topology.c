@@ -1,29 +1,22 @@
-/* topology.c: CPU -> last-level cache instance, from hwloc. See topology.h. */
+/* topology.c: CPU -> last-level cache instance. See topology.h.
+ *
+ * Owns the map and its one-time load. The map comes from hwloc when the
+ * program is linked with it (topology_hwloc.c; its symbols are weak), else
+ * from /sys directly (topology_sysfs.c): a program linked with
+ * `cfacc -static` has no hwloc, whose static library needs a libudev.a
+ * that Debian does not ship.
+ */
 #include "topology.h"
 #include "spinlock.h"
 
-#include <hwloc.h>
+#include <cfa/testing.h>
 #include <sched.h>
-#include <stdlib.h>
 
 static _Atomic int load_lock;
 static _Atomic bool loaded;
 _Atomic bool topology_several_caches;
-static unsigned *cache_of_cpu;   /* indexed by OS CPU number */
-static int ncpus;
-static int *simulated_pus;       /* OS numbers of the PUs in logical order; NULL on this machine */
-static int nsimulated;
-
-static hwloc_obj_t last_level_cache(hwloc_topology_t topo, hwloc_obj_t pu)
-{
-    static const hwloc_obj_type_t levels[] = { HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE };
-    for (unsigned i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        hwloc_obj_t c = hwloc_get_ancestor_obj_by_type(topo, levels[i], pu);
-        if (c)
-            return c;
-    }
-    return NULL;
-}
+static struct topology_map map;
+static const char *sysfs_root_for_test; /* cfa_test_topology_from_sysfs */
 
 void topology_load(void)
 {
@@ -31,51 +24,32 @@ void topology_load(void)
         return;
     spin_lock(&load_lock);
     if (!atomic_load_explicit(&loaded, memory_order_relaxed)) {
-        hwloc_topology_t topo;
-        if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
-            int npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-            int max_os = 0;
-            for (int i = 0; i < npu; i++) {
-                hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
-                if ((int)pu->os_index > max_os)
-                    max_os = (int)pu->os_index;
-            }
-            unsigned *map = calloc((size_t)max_os + 1, sizeof *map);
-            int *pus = hwloc_topology_is_thissystem(topo) ? NULL : calloc((size_t)npu, sizeof *pus);
-            unsigned seen = 1;
-            if (pus) {
-                for (int i = 0; i < npu; i++)
-                    pus[i] = (int)hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i)->os_index;
-                simulated_pus = pus;
-                nsimulated = npu;
-            }
-            if (map) {
-                for (int i = 0; i < npu; i++) {
-                    hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
-                    hwloc_obj_t cache = last_level_cache(topo, pu);
-                    map[pu->os_index] = cache ? cache->logical_index : 0;
-                    if (map[pu->os_index] + 1 > seen)
-                        seen = map[pu->os_index] + 1;
-                }
-                cache_of_cpu = map;
-                ncpus = max_os + 1;
-                atomic_store(&topology_several_caches, seen > 1);
-            }
-            hwloc_topology_destroy(topo);
-        }
+        bool read = sysfs_root_for_test ? topology_read_sysfs(&map, sysfs_root_for_test)
+                                        : topology_read_hwloc(&map) || topology_read_sysfs(&map, "");
+        if (read)
+            atomic_store(&topology_several_caches, map.instances > 1);
         atomic_store_explicit(&loaded, true, memory_order_release);
     }
     spin_unlock(&load_lock);
 }
 
+unsigned cfa_test_topology_from_sysfs(const char *root, unsigned *cache_of, int n)
+{
+    sysfs_root_for_test = root;
+    topology_load();
+    for (int cpu = 0; cpu < n; cpu++)
+        cache_of[cpu] = topology_cache_of(cpu);
+    return atomic_load(&loaded) && map.cache_of_cpu ? map.instances : 0;
+}
+
 unsigned topology_cache_of(int cpu)
 {
-    return cpu >= 0 && cpu < ncpus ? cache_of_cpu[cpu] : 0;
+    return cpu >= 0 && cpu < map.ncpus ? map.cache_of_cpu[cpu] : 0;
 }
 
 int topology_cpu_of(unsigned position)
 {
-    if (simulated_pus)
-        return simulated_pus[position % (unsigned)nsimulated];
+    if (map.simulated_pus)
+        return map.simulated_pus[position % (unsigned)map.nsimulated];
     return sched_getcpu();
 }

@@ -1,6 +1,6 @@
 /* topology.h: which cache instance a CPU belongs to (thesis 4.4.3).
  *
- * Read once, from hwloc, the first time a second processor starts (a
+ * Read once, from hwloc (or /sys: topology.c), the first time a second processor starts (a
  * program with one processor never pays for it). Until then, and on
  * machines with a single last-level cache, every CPU is in instance 0 and
  * the scheduler skips the lookups entirely.
@@ -36,5 +36,20 @@ unsigned topology_cache_of(int cpu);
 /* The CPU the processor at `position` runs on: sched_getcpu(), or under a
  * simulated topology the position's PU. */
 int topology_cpu_of(unsigned position);
+
+/* What a reader of the topology fills in. */
+struct topology_map {
+    unsigned *cache_of_cpu; /* indexed by OS CPU number */
+    int ncpus;              /* entries of cache_of_cpu */
+    unsigned instances;     /* of the last-level cache */
+    int *simulated_pus;     /* OS numbers of the PUs in logical order; NULL on this machine */
+    int nsimulated;
+};
+/* topology_hwloc.c: false when the program is not linked with hwloc or
+ * hwloc fails. */
+bool topology_read_hwloc(struct topology_map *m);
+/* topology_sysfs.c: from <root>/sys/devices/system/cpu ("" for this
+ * machine; any other root is a simulated machine, as hwloc's are). */
+bool topology_read_sysfs(struct topology_map *m, const char *root);
 
 #endif

@@ -27,8 +27,9 @@
  * cfacc's fork-join pass, which reports any it cannot lower). */
 enum { __cfa_corun = 1, __cfa_cofor = 1 };
 
-#define __CFA_BUILTIN static inline __attribute__((overloadable, always_inline, unused))
-#define __CFA_HELPER static inline __attribute__((always_inline, unused))
+/* No debug information (nodebug): a debugger's `step` goes over them. */
+#define __CFA_BUILTIN static inline __attribute__((overloadable, always_inline, unused, nodebug))
+#define __CFA_HELPER static inline __attribute__((always_inline, unused, nodebug))
 
 typedef struct cfa_processor processor;
 typedef struct cfa_cluster cluster;

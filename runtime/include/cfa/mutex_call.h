@@ -41,6 +41,19 @@
 extern "C" {
 #endif
 
+/* The inline paths have no debug information (clang's nodebug): stepping
+ * through a mutex call in a debugger goes from the user's line to the
+ * user's line. */
+#if defined(__has_attribute)
+#  if __has_attribute(nodebug)
+#    define CFA_NODEBUG __attribute__((nodebug))
+#  endif
+#endif
+#ifndef CFA_NODEBUG
+#  define CFA_NODEBUG
+#endif
+#define CFA_INLINE_PATH static inline CFA_NODEBUG
+
 /* A window: an instruction sequence [1b, 2b) that preemption never
  * stops, recorded in `section` as two offsets, each relative to where it
  * is stored (no relocation at load time). */
@@ -49,6 +62,39 @@ extern "C" {
     ".balign 4\n\t"                                                           \
     ".long 1b - ., 2b - .\n\t"                                                \
     ".popsection\n\t"
+
+/* Each module (the program, each shared library) has its own two tables
+ * of windows, which the linker gathers and bounds with __start_/__stop_
+ * symbols, hidden so that each module names its own (null when it has
+ * none). A constructor in every translation unit that includes this
+ * header registers its module's tables with the runtime
+ * (runtime/src/code_windows.c), before the module's other constructors;
+ * the runtime keeps each module once. */
+struct cfa_code_windows {
+    const void *one_processor_first, *one_processor_end;
+    const void *thread_read_first, *thread_read_end;
+    struct cfa_code_windows *next; /* the runtime's */
+};
+void cfa_register_code_windows(struct cfa_code_windows *module);
+
+/* Under names of our own (asm labels), so that a program may declare the
+ * linker's symbols itself. */
+#define CFA_WINDOW_BOUND(name, symbol)                                         \
+    extern const char name[] __asm__(symbol) __attribute__((weak, visibility("hidden")))
+CFA_WINDOW_BOUND(cfa_one_processor_windows_first, "__start_cfa_one_processor_windows");
+CFA_WINDOW_BOUND(cfa_one_processor_windows_end, "__stop_cfa_one_processor_windows");
+CFA_WINDOW_BOUND(cfa_thread_read_windows_first, "__start_cfa_thread_read_windows");
+CFA_WINDOW_BOUND(cfa_thread_read_windows_end, "__stop_cfa_thread_read_windows");
+#undef CFA_WINDOW_BOUND
+
+static struct cfa_code_windows cfa_this_module_windows = {
+    cfa_one_processor_windows_first, cfa_one_processor_windows_end,
+    cfa_thread_read_windows_first, cfa_thread_read_windows_end, 0};
+
+__attribute__((constructor(101))) CFA_NODEBUG static void cfa_register_this_module_windows(void)
+{
+    cfa_register_code_windows(&cfa_this_module_windows);
+}
 
 /* The processor the calling kernel thread runs, NULL on one that is not a
  * processor. Its first member is the user thread it runs (the runtime
@@ -59,7 +105,7 @@ struct cfa_processor_state;
 extern __thread struct cfa_processor_state *cfa_tls_processor
     __attribute__((tls_model("initial-exec")));
 
-static inline struct cfa_processor_state *cfa_this_processor_state(void)
+CFA_INLINE_PATH struct cfa_processor_state *cfa_this_processor_state(void)
 {
     struct cfa_processor_state *p;
     __asm__ volatile("movq cfa_tls_processor@gottpoff(%%rip), %0\n\t"
@@ -75,7 +121,7 @@ static inline struct cfa_processor_state *cfa_this_processor_state(void)
  * (section cfa_thread_read_windows) that preemption never stops
  * (preemption.c). The offset of the thread-local variable, loaded first,
  * is the same in every kernel thread. */
-static inline struct cfa_thread *cfa_this_thread(void)
+CFA_INLINE_PATH struct cfa_thread *cfa_this_thread(void)
 {
     struct cfa_thread *t;
     __asm__ volatile("    movq cfa_tls_processor@gottpoff(%%rip), %0\n\t"
@@ -104,7 +150,7 @@ extern _Atomic unsigned char cfa_one_processor;
 #define CFA_ONE_PROCESSOR_WINDOW CFA_WINDOW_IN("cfa_one_processor_windows")
 
 /* owner: 0 -> self. True if taken; else *seen is the word found. */
-static inline bool cfa_owner_take_free(_Atomic uintptr_t *owner, uintptr_t self, uintptr_t *seen)
+CFA_INLINE_PATH bool cfa_owner_take_free(_Atomic uintptr_t *owner, uintptr_t self, uintptr_t *seen)
 {
     uintptr_t word = 0;
     bool taken;
@@ -127,7 +173,7 @@ static inline bool cfa_owner_take_free(_Atomic uintptr_t *owner, uintptr_t self,
 }
 
 /* owner -= self; true if the result is not 0 (a waiter set QUEUED). */
-static inline bool cfa_owner_let_go(_Atomic uintptr_t *owner, uintptr_t self)
+CFA_INLINE_PATH bool cfa_owner_let_go(_Atomic uintptr_t *owner, uintptr_t self)
 {
 #ifdef CFA_MUTEX_ATOMICS_ONLY
     return atomic_fetch_sub_explicit(owner, self, memory_order_release) != self;
@@ -152,7 +198,7 @@ void cfa_mutex_enter_slow(struct cfa_thread *self, struct cfa_mutex_group *g, un
 void cfa_monitor_release_slow(struct cfa_monitor *m);
 unsigned cfa_sort_monitors_any(struct cfa_monitor **m, unsigned n);
 
-static inline void cfa_order_monitors(struct cfa_monitor **a, struct cfa_monitor **b)
+CFA_INLINE_PATH void cfa_order_monitors(struct cfa_monitor **a, struct cfa_monitor **b)
 {
     struct cfa_monitor *x = *a, *y = *b;
     *a = x < y ? x : y; /* branch-free: the order of the arguments is data */
@@ -160,7 +206,7 @@ static inline void cfa_order_monitors(struct cfa_monitor **a, struct cfa_monitor
 }
 
 /* Sorts by address and drops duplicates; returns the new count. */
-static inline unsigned cfa_sort_monitors(struct cfa_monitor **m, unsigned n)
+CFA_INLINE_PATH unsigned cfa_sort_monitors(struct cfa_monitor **m, unsigned n)
 {
     if (n == 2) {
         cfa_order_monitors(&m[0], &m[1]);
@@ -182,7 +228,7 @@ static inline unsigned cfa_sort_monitors(struct cfa_monitor **m, unsigned n)
 
 /* Takes m if it is free (one CAS; `nested` is already 0) or this thread
  * holds it (nobody else writes our own address into `owner`). */
-static inline bool cfa_monitor_try_acquire(struct cfa_thread *self, struct cfa_monitor *m)
+CFA_INLINE_PATH bool cfa_monitor_try_acquire(struct cfa_thread *self, struct cfa_monitor *m)
 {
     uintptr_t word;
     if (__builtin_expect(cfa_owner_take_free(&m->owner, (uintptr_t)self, &word), 1))
@@ -196,7 +242,7 @@ static inline bool cfa_monitor_try_acquire(struct cfa_thread *self, struct cfa_m
 /* Prologue of a mutex call: `monitors` (an array of n pointers owned by the
  * caller, sorted in place) are acquired, blocking the calling thread. `func`
  * identifies the function for waitfor (its address). */
-static inline void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors,
+CFA_INLINE_PATH void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor **monitors,
                                    unsigned n, const void *func)
 {
     struct cfa_thread *self = cfa_this_thread();
@@ -234,7 +280,7 @@ static inline void cfa_mutex_enter(struct cfa_mutex_group *g, struct cfa_monitor
 /* Epilogue: releases what cfa_mutex_enter acquired. Subtracting our own
  * address frees a monitor nobody queued on; with CFA_MONITOR_QUEUED set
  * the result is not 0 and the monitor is handed over under its lock. */
-static inline void cfa_mutex_leave(struct cfa_mutex_group *g)
+CFA_INLINE_PATH void cfa_mutex_leave(struct cfa_mutex_group *g)
 {
     uintptr_t self = (uintptr_t)g->thread;
     for (unsigned i = g->count; i-- > 0;) {

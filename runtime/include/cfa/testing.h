@@ -16,6 +16,14 @@ extern "C" {
  * real signal. False when preemption is off. */
 bool cfa_test_preemption_at(const void *pc);
 
+/* Loads the cache topology from a tree laid out as /sys at `root`
+ * (root/sys/devices/system/cpu/...), as a program linked without hwloc
+ * reads /sys, and simulates that machine from then on
+ * (runtime/src/topology.h); stores the cache instance of CPUs 0 .. n-1 in
+ * cache_of[]. Returns the number of instances, 0 if the tree is
+ * unreadable. Call before the program starts its second processor. */
+unsigned cfa_test_topology_from_sysfs(const char *root, unsigned *cache_of, int n);
+
 #ifdef __cplusplus
 }
 #endif
