@@ -83,7 +83,13 @@ int main(int argc, char **argv) {
         static struct task waiters[2 * WAITERS];
         for (int i = 0; i < 2 * WAITERS; i++)
             task_start(&waiters[i], waiter, (void *)(intptr_t)(i % 2), "Waiter");
-        cfa_sleep_ns(100 * MS); // every waiter is blocked in its accept by now, or soon
+        // Every waiter parked in its accept, then main blocks: with nothing
+        // left to run, the processor submits their requests to the kernel
+        // (docs/io.md, "Batching"). An accept submitted at the limit would
+        // fail with EMFILE.
+        for (int i = 0; i < 2 * WAITERS; i++)
+            wait_until_blocked(&waiters[i].thread);
+        cfa_sleep_ns(MS);
 
         // 1. The blocked accepts hold no descriptor slot.
         int fds[LIMIT];

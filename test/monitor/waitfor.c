@@ -84,14 +84,14 @@ static int listen(struct bell *b, bool block) {
 }
 
 /* -- the first clause with a waiting call wins, then the oldest call ------ */
-struct desk { char order[8]; int n; _Atomic int queued, open; struct cfa_monitor mon; };
+struct desk { char order[8]; int n; _Atomic int open; struct cfa_monitor mon; };
 static void call_a(struct desk *d, char who) { MUTEX_CALL(call_a, &d->mon); d->order[d->n++] = who; }
 static void call_b(struct desk *d, char who) { MUTEX_CALL(call_b, &d->mon); d->order[d->n++] = who; }
 static void open_desk(struct desk *d) {
     MUTEX_CALL(open_desk, &d->mon);
     atomic_store(&d->open, 1);
     /* Three callers queue while we hold the desk: 1 (b), 2 (a), 3 (b). */
-    while (atomic_load(&d->queued) < 3) cfa_yield();
+    while (cfa_monitor_entry_count(&d->mon) < 3) cfa_yield();
     for (int k = 0; k < 3; k++) {
         struct cfa_waitfor_clause c[] = { WAITFOR_CLAUSE(call_a, &d->mon), WAITFOR_CLAUSE(call_b, &d->mon) };
         CHECK(cfa_waitfor(c, 2, -1, false) >= 0);
@@ -100,7 +100,6 @@ static void open_desk(struct desk *d) {
 struct visitor { struct desk *d; char who; bool use_a; struct cfa_thread thread; };
 static void visitor_main(void *o) {
     struct visitor *v = o;
-    atomic_fetch_add(&v->d->queued, 1);
     if (v->use_a) call_a(v->d, v->who); else call_b(v->d, v->who);
 }
 
@@ -166,8 +165,9 @@ int main(int argc, char **argv) {
             while (!atomic_load(&d.open)) cfa_yield();
             for (int i = 0; i < 3; i++) {
                 cfa_thread_start(&v[i].thread, visitor_main, &v[i], "Visitor", 0);
-                while (atomic_load(&d.queued) != i + 1) cfa_yield();
-                for (int k = 0; k < 50; k++) cfa_yield(); /* let it reach the entry queue */
+                /* on the entry queue: a visitor counted before its call
+                 * could be preempted on the way and queue after the next */
+                while (cfa_monitor_entry_count(&d.mon) != (unsigned)i + 1) cfa_yield();
             }
             for (int i = 2; i >= 0; i--) cfa_thread_destroy(&v[i].thread);
             cfa_thread_destroy(&op.thread);
