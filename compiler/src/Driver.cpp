@@ -281,6 +281,15 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     }
     O.SharedRuntime = true;
   }
+  if (llvm::is_contained(O.LinkArgs, "-static") && O.Mode == Mode::Link) {
+    // The pthread interface on user threads (docs/pthreads.md) finds
+    // glibc's own functions with dlsym(RTLD_NEXT), which a static
+    // executable does not have.
+    llvm::errs() << "cfacc: error: -static is not supported: the runtime provides the pthread interface "
+                    "on user threads and calls glibc's own functions through the dynamic linker; link the "
+                    "C library dynamically (the runtime is linked statically by default, -static-libcfa)\n";
+    return 1;
+  }
   if (O.SharedRuntime && llvm::is_contained(O.LinkArgs, "-static")) {
     llvm::errs() << "cfacc: error: -static links everything statically, the runtime too: "
                     "it cannot be used with -shared-libcfa or -shared\n";

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
+#include <valgrind/valgrind.h>
 
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
 
@@ -177,6 +178,13 @@ void preemption_start(void)
     return;
 #endif
     slice_ms = env_count(ENV_CFA_PREEMPTION_MS);
+    /* Under valgrind a preempted thread that resumes on another processor
+     * returns from the signal handler there, and valgrind's sigreturn
+     * restores the whole saved guest state, the first kernel thread's
+     * thread-local storage base included: the thread would then read the
+     * other processor's state as its own. Off unless asked for. */
+    if (RUNNING_ON_VALGRIND && !env_is_set(ENV_CFA_PREEMPTION_MS))
+        slice_ms = 0;
     install_handler();
     if (slice_ms == 0)
         return;

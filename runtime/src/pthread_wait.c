@@ -169,6 +169,12 @@ int pt_deadline(const struct timespec *abstime, clockid_t clock, int64_t *deadli
 PT_BEFORE_SANITIZER void *pt_real_lookup(const char *name, void *_Atomic *slot)
 {
     void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        /* The shared runtime (libcfa.so) may be loaded after the C library,
+         * so that nothing follows it; ask the C library itself. */
+        void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        f = libc ? dlsym(libc, name) : NULL;
+    }
     if (!f)
         cfa_fatal("glibc's %s is not found (dlsym: %s)", name, dlerror());
     atomic_store_explicit(slot, f, memory_order_relaxed);
