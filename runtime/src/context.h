@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void context_announce(struct cfa_co
      *   2. switch the fiber; a signal arriving now waits in the kernel;
      *   3. restore the mask: a waiting signal is delivered now, in the
      *      arriving fiber, whose next interceptor or atomic runs it.
-     * Invariant: no signal is left in a fiber that has stopped running. */
+     * Invariant: a fiber leaves with no signal held in TSan's state. */
     sigset_t every, old;
     sigfillset(&every);
     pthread_sigmask(SIG_SETMASK, &every, &old);
