@@ -39,6 +39,8 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
 void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 #endif
 #ifdef CFA_TSAN
+#include <cfa/test_hook.h>
+#include <signal.h>
 void *__tsan_get_current_fiber(void);
 void *__tsan_create_fiber(unsigned flags);
 void  __tsan_destroy_fiber(void *fiber);
@@ -72,7 +74,25 @@ static inline __attribute__((always_inline)) void context_announce(struct cfa_co
                                    to->stack.map_size - to->stack.guard);
 #endif
 #ifdef CFA_TSAN
+    /* Signals across TSan's fiber switch. TSan keeps a signal that arrives
+     * outside a blocking call in the running fiber's state and runs its
+     * handler at that fiber's next intercepted call or atomic operation.
+     * One that arrived during the switch stayed with the leaving fiber:
+     * until it ran again, or for ever if it had halted (a server's SIGTERM
+     * lost while its connection threads ended). So:
+     *   1. block every signal; the interceptor's exit runs the handlers of
+     *      the signals the leaving fiber holds;
+     *   2. switch the fiber; a signal arriving now waits in the kernel;
+     *   3. restore the mask: a waiting signal is delivered now, in the
+     *      arriving fiber, whose next interceptor or atomic runs it.
+     * Invariant: a fiber leaves with no signal held in TSan's state. */
+    sigset_t every, old;
+    sigfillset(&every);
+    pthread_sigmask(SIG_SETMASK, &every, &old);
+    if (cfa_test_hook)
+        cfa_test_hook(CFA_STEP_FIBER_SWITCH);
     __tsan_switch_to_fiber(to->sanitizer_fiber, 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 #endif
     (void)to; (void)fake_stack;
 }
