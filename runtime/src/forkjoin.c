@@ -13,7 +13,8 @@
  * preempted like them). A worker that finds nothing twice sleeps (parks).
  *
  * A task group counts the tasks that may finish on another thread. The
- * thread that first spawns into a group from its own stack is its owner:
+ * thread that first spawns into a group from its own stack is its owner
+ * (a group first spawned into from a coroutine has none, FJ_NO_OWNER):
  * its spawns are not counted (`pushed`, owner-only), and when it pops one
  * back from its deque it records that (`popped`); a thief that steals such
  * a task counts it, as stolen and as running, before it runs it. Every
@@ -361,6 +362,9 @@ static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_grou
 #define FJ_STOLEN_ONE (UINT64_C(1) << 32)
 #define FJ_CLAIMED    (UINT64_C(1) << 62) /* a task took on waking the waiter */
 #define FJ_FLAGS      (FJ_WAITING | FJ_CLAIMED)
+/* The owner of a group first spawned into from a coroutine: every spawn
+ * into it is counted. */
+#define FJ_NO_OWNER   ((struct cfa_thread *)1)
 
 static inline uint64_t counted_of(uint64_t state) { return state & FJ_COUNT_MASK; }
 static inline uint64_t stolen_of(uint64_t state) { return (state & ~FJ_FLAGS) >> 32; }
@@ -421,10 +425,14 @@ void fj_spawn(const struct fj_task *t)
     cfa_task_group *g = fj_task_group(t);
     struct fj_task task = *t;
     /* A group's first spawn comes before any other thread can reach it
-     * (the tasks it spawns are how they do), so a plain store claims it. */
+     * (the tasks it spawns are how they do), so a plain store claims it:
+     * for the spawner, or, from a coroutine (whose waiter may be any
+     * thread), for nobody, so that no later spawner (a worker running one
+     * of its tasks) takes `pushed` and `popped`, which only the waiter
+     * reads. */
     struct cfa_thread *owner = __atomic_load_n(&g->owner, __ATOMIC_RELAXED);
-    if (!owner && self->current == &self->self)
-        __atomic_store_n(&g->owner, owner = self, __ATOMIC_RELAXED);
+    if (!owner)
+        __atomic_store_n(&g->owner, owner = self->current == &self->self ? self : FJ_NO_OWNER, __ATOMIC_RELAXED);
     bool counted = owner != self || self->current != &self->self;
     if (counted) {
         task.group |= FJ_COUNTED;
@@ -470,7 +478,7 @@ void cfa_task_group_wait(cfa_task_group *g)
 {
     struct cfa_thread *self = this_thread();
     struct cfa_thread *owner = __atomic_load_n(&g->owner, __ATOMIC_RELAXED);
-    if (owner && owner != self)
+    if (owner && owner != FJ_NO_OWNER && owner != self)
         cfa_fatal("wait on a task group from a thread other than the one that spawned into it first");
     uint64_t s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE);
     if (!group_done(g, s)) {
