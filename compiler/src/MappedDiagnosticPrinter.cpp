@@ -68,6 +68,8 @@ void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level L
   llvm::SmallString<256> Message;
   Info.FormatDiagnostic(Message);
   std::string Text = withUserNames(Message.str().str());
+  if (Text.empty())
+    return; // a note that only proposed a helper's name
 
   llvm::StringRef Flag = clang::DiagnosticIDs::getWarningOptionForDiag(Info.getID());
   if (!Flag.empty() && Level == clang::DiagnosticsEngine::Warning)

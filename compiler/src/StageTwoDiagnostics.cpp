@@ -85,7 +85,9 @@ public:
         continue;
       }
       std::string File = canonical(M[1]);
-      Dropping = M[4] == "note" && isOwnHeader(File);
+      std::string Message = withUserNames(M[5].str());
+      // A note in cfacc's headers, or one that only proposed a helper's name.
+      Dropping = M[4] == "note" && (isOwnHeader(File) || Message.empty());
       if (Dropping)
         continue;
       const std::vector<std::string> *Original = originalLines(File);
@@ -110,14 +112,15 @@ public:
       }
       std::string Head = M[1].str() + ":" + M[2].str() + ":" +
                          std::to_string(Columns(Column ? Column - 1 : 0) + 1) + ": " + M[4].str() + ": " +
-                         withUserNames(M[5].str());
+                         Message;
       emit(Out, Head, false);
       emit(Out, Quote[1].str() + User, false);
       size_t Prefix = Quote[1].size();
       ++I;
       while (I + 1 < Lines.size() && isMarkerLine(Lines[I + 1], Prefix)) {
         ++I;
-        emit(Out, moveMarkers(Lines[I], Prefix, Columns), false);
+        if (!Lines[I].contains("__cfa")) // a fix-it inserting a helper's name
+          emit(Out, moveMarkers(Lines[I], Prefix, Columns), false);
       }
     }
     return Out;

@@ -11,12 +11,18 @@ std::string withUserNames(std::string Text) {
   static const llvm::Regex Unit("__cfa_(ns|us|ms|s)([^A-Za-z0-9_]|$)");
   // new(T, ...) is typed through the prelude's literal: show its type.
   static const llvm::Regex NewType("'(const )?typeof \\(\\*__cfa_literal\\) \\*' \\(aka '([^']*)'\\)");
+  // A typo correction that proposes a helper of the lowered program (the
+  // user wrote `_cfa_waitfor_addt`) is no help: the message ends before it,
+  // and a note that is only the suggestion becomes empty (not printed).
+  static const llvm::Regex HelperSuggestion("(; )?did you mean '__cfa[A-Za-z0-9_]*'\\?");
   while (TypeMain.match(Text))
     Text = TypeMain.sub("main", Text);
   while (Unit.match(Text))
     Text = Unit.sub("\\1\\2", Text);
   while (NewType.match(Text))
     Text = NewType.sub("'\\2'", Text);
+  while (HelperSuggestion.match(Text))
+    Text = HelperSuggestion.sub("", Text);
   return Text;
 }
 
