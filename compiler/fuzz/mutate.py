@@ -7,7 +7,10 @@ Whatever the input, cfacc must
   * not crash (no signal, no LLVM stack dump) and not hang (a time limit);
   * exit 0, or exit non-zero with at least one `error:` line;
   * speak the user's program in every diagnostic: no lowered name
-    (`__cfa...`) in any message, caret line or note.
+    (`__cfa...`) in any message, caret line or note. The source lines a
+    diagnostic quotes from cfacc's own headers are exempt: they are those
+    headers' text as installed, not a lowering (a program that includes
+    one inside a function gets errors there).
 
   compiler/fuzz/mutate.py --cfacc build/compiler/cfacc [--count N] [--seed S]
                           [--jobs J] [--keep DIR] [--timeout SEC]
@@ -21,6 +24,7 @@ import concurrent.futures
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -75,7 +79,26 @@ def mutate(text, rng):
     return text
 
 
-def verdict(proc, timed_out, source):
+LOCATION = re.compile(r"^(.+):\d+:\d+: (?:error|warning|note|fatal error|remark):")
+SNIPPET = re.compile(r"^ *\d* \|")
+
+
+def names_lowered_program(out, own_headers):
+    """Whether a diagnostic line names a `__cfa` helper, skipping the quoted
+    source and caret lines of a diagnostic located in cfacc's own headers."""
+    in_own_header = False
+    for line in out.splitlines():
+        m = LOCATION.match(line)
+        if m:
+            in_own_header = os.path.realpath(m.group(1)).startswith(own_headers)
+        elif in_own_header and SNIPPET.match(line):
+            continue
+        if "__cfa" in line:
+            return True
+    return False
+
+
+def verdict(proc, timed_out, source, own_headers):
     out = (proc.stderr if proc else "") + (proc.stdout if proc else "")
     if timed_out:
         return "hang", out
@@ -83,22 +106,32 @@ def verdict(proc, timed_out, source):
         return "crash", out
     if proc.returncode != 0 and "error:" not in out:
         return "silent failure", out
-    if "__cfa" in out and "__cfa" not in source:
+    if "__cfa" not in source and names_lowered_program(out, own_headers):
         return "lowered name in a diagnostic", out
     return None, out
 
 
+def own_header_dir(cfacc):
+    """cfacc's own headers, found as cfacc finds them: include/ beside the
+    binary (a build tree) or beside its bin/ (an installation)."""
+    here = os.path.dirname(os.path.realpath(cfacc))
+    for d in (os.path.join(here, "include"), os.path.join(here, "..", "include")):
+        if os.path.exists(os.path.join(d, "cfa", "prelude.h")):
+            return os.path.realpath(d) + "/"
+    sys.exit("mutate: no cfa/prelude.h beside %s" % cfacc)
+
+
 def run_one(args):
-    cfacc, source_dir, name, text, timeout, include = args
+    cfacc, source_dir, name, text, timeout, include, own_headers = args
     path = os.path.join(source_dir, name)
     with open(path, "w") as f:
         f.write(text)
     try:
         proc = subprocess.run([cfacc, "-fsyntax-only", "-I", include, path], capture_output=True,
                               text=True, errors="replace", timeout=timeout, cwd=source_dir)
-        return name, text, verdict(proc, False, text)
+        return name, text, verdict(proc, False, text, own_headers)
     except subprocess.TimeoutExpired:
-        return name, text, verdict(None, True, text)
+        return name, text, verdict(None, True, text, own_headers)
     finally:
         os.unlink(path)
 
@@ -112,9 +145,11 @@ def main():
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--keep", default="mutate-failures")
     a = ap.parse_args()
+    a.cfacc = os.path.abspath(shutil.which(a.cfacc) or a.cfacc)  # cfacc runs in the work directory
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files = corpus(top)
     rng = random.Random(a.seed)
+    own_headers = own_header_dir(a.cfacc)
     failures = 0
     with tempfile.TemporaryDirectory(prefix="cfacc-mutate-") as work:
         def jobs():
@@ -123,7 +158,7 @@ def main():
                 with open(src, errors="replace") as f:
                     text = f.read()
                 yield (a.cfacc, work, "m%06d.cfa" % i, mutate(text, rng), a.timeout,
-                       os.path.dirname(src))
+                       os.path.dirname(src), own_headers)
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
             for name, text, (bad, out) in pool.map(run_one, jobs()):
                 if not bad:
