@@ -11,6 +11,10 @@ std::string withUserNames(std::string Text) {
   static const llvm::Regex Unit("__cfa_(ns|us|ms|s)([^A-Za-z0-9_]|$)");
   // new(T, ...) is typed through the prelude's literal: show its type.
   static const llvm::Regex NewType("'(const )?typeof \\(\\*__cfa_literal\\) \\*' \\(aka '([^']*)'\\)");
+  // new(T, ...) whose T did not parse as a type: the prelude's literal got
+  // whatever was left (a function, say).
+  static const llvm::Regex NewNotType("variable '__cfa_literal' with type '__auto_type' has incompatible "
+                                      "initializer of type '[^']*'");
   // A typo correction that proposes a helper of the lowered program (the
   // user wrote `_cfa_waitfor_addt`) is no help: the message ends before it,
   // and a note that is only the suggestion becomes empty (not printed).
@@ -21,6 +25,8 @@ std::string withUserNames(std::string Text) {
     Text = Unit.sub("\\1\\2", Text);
   while (NewType.match(Text))
     Text = NewType.sub("'\\2'", Text);
+  if (NewNotType.match(Text))
+    Text = NewNotType.sub("'new' needs a type: new(T) or new(T, initializers)", Text);
   while (HelperSuggestion.match(Text))
     Text = HelperSuggestion.sub("", Text);
   return Text;
