@@ -117,8 +117,13 @@ bool isDependencyFlag(llvm::StringRef A) {
 }
 
 bool isLinkOnlyFlag(llvm::StringRef A) {
-  return A.starts_with("-L") || A.starts_with("-Wl,") || A == "-static" || A == "-shared" ||
-         A == "-rdynamic" || A == "-nostdlib" || A.starts_with("-fuse-ld=");
+  return A.starts_with("-L") || A.starts_with("-Wl,") || A == "-static" || A == "-static-pie" ||
+         A == "-shared" || A == "-rdynamic" || A == "-nostdlib" || A.starts_with("-fuse-ld=");
+}
+
+// -static or -static-pie: no dynamic linker, the C library linked in.
+bool fullyStatic(const Options &O) {
+  return llvm::is_contained(O.LinkArgs, "-static") || llvm::is_contained(O.LinkArgs, "-static-pie");
 }
 
 // The runtime's environment variables: the table the runtime validates.
@@ -281,7 +286,7 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     }
     O.SharedRuntime = true;
   }
-  if (llvm::is_contained(O.LinkArgs, "-static") && O.Mode == Mode::Link)
+  if (fullyStatic(O) && O.Mode == Mode::Link)
     for (const std::string &S : O.Sanitizers)
       if (S == "thread" || S == "address") {
         // Their runtimes find the C library's functions and the program's
@@ -290,7 +295,7 @@ int parse(int Argc, const char *const *Argv, Options &O) {
                      << ": the sanitizer's runtime needs the dynamic linker\n";
         return 1;
       }
-  if (O.SharedRuntime && llvm::is_contained(O.LinkArgs, "-static")) {
+  if (O.SharedRuntime && fullyStatic(O)) {
     // A process has one runtime (docs/install.md): a shared one would be
     // a second copy of its state beside the one linked into the program.
     llvm::errs() << "cfacc: error: -static links everything statically, the runtime too: "
@@ -594,7 +599,7 @@ private:
 
   bool link(const std::vector<std::string> &Objects) {
     std::vector<std::string> Args = {T.Clang};
-    if (llvm::is_contained(O.LinkArgs, "-static")) {
+    if (fullyStatic(O)) {
       // Everything is in the program's text: tell the preemption handler
       // which part is the program's own objects (preemption.c). Objects
       // given on the command line join them; archives and -l stay after.
@@ -629,7 +634,7 @@ private:
   // -static, libcfa-static.a and the linker's --wrap for every function
   // the runtime defines in the C library's place (interpose_static.h).
   bool addStaticRuntime(std::vector<std::string> &Args) {
-    bool FullyStatic = llvm::is_contained(O.LinkArgs, "-static");
+    bool FullyStatic = fullyStatic(O);
     if (FullyStatic && T.FullyStaticRuntimeLib.empty()) {
       llvm::errs() << "cfacc: error: cannot find libcfa-static.a next to the cfacc binary: the runtime "
                       "for -static (a build without CFA_SANITIZE makes it)\n";
