@@ -87,7 +87,9 @@ const char *const Usage =
     "  -I -D -U -include -isystem -iquote -std= -W... -f... -m... -O... -g\n"
     "                     as for clang\n"
     "  -MD -MMD -MF -MT -MQ -MP  dependency files, as for clang\n"
-    "  -l -L -Wl,... -static -shared -rdynamic -pthread  linker options\n"
+    "  -l -L -Wl,... -shared -rdynamic -pthread  linker options\n"
+    "  -static, -static-pie  link everything statically, the C library too, with\n"
+    "                     the runtime's static flavour (libcfa-static.a)\n"
     "  -shared-libcfa     link the program with the shared runtime (libcfa.so)\n"
     "  -static-libcfa     link the program with the static runtime (the default;\n"
     "                     -shared always uses libcfa.so)\n"
@@ -117,8 +119,13 @@ bool isDependencyFlag(llvm::StringRef A) {
 }
 
 bool isLinkOnlyFlag(llvm::StringRef A) {
-  return A.starts_with("-L") || A.starts_with("-Wl,") || A == "-static" || A == "-shared" ||
-         A == "-rdynamic" || A == "-nostdlib" || A.starts_with("-fuse-ld=");
+  return A.starts_with("-L") || A.starts_with("-Wl,") || A == "-static" || A == "-static-pie" ||
+         A == "-shared" || A == "-rdynamic" || A == "-nostdlib" || A.starts_with("-fuse-ld=");
+}
+
+// -static or -static-pie: no dynamic linker, the C library linked in.
+bool fullyStatic(const Options &O) {
+  return llvm::is_contained(O.LinkArgs, "-static") || llvm::is_contained(O.LinkArgs, "-static-pie");
 }
 
 // The runtime's environment variables: the table the runtime validates.
@@ -281,16 +288,18 @@ int parse(int Argc, const char *const *Argv, Options &O) {
     }
     O.SharedRuntime = true;
   }
-  if (llvm::is_contained(O.LinkArgs, "-static") && O.Mode == Mode::Link) {
-    // The pthread interface on user threads (docs/pthreads.md) finds
-    // glibc's own functions with dlsym(RTLD_NEXT), which a static
-    // executable does not have.
-    llvm::errs() << "cfacc: error: -static is not supported: the runtime provides the pthread interface "
-                    "on user threads and calls glibc's own functions through the dynamic linker; link the "
-                    "C library dynamically (the runtime is linked statically by default, -static-libcfa)\n";
-    return 1;
-  }
-  if (O.SharedRuntime && llvm::is_contained(O.LinkArgs, "-static")) {
+  if (fullyStatic(O) && O.Mode == Mode::Link)
+    for (const std::string &S : O.Sanitizers)
+      if (S == "thread" || S == "address") {
+        // Their runtimes find the C library's functions and the program's
+        // layout through the dynamic linker (clang's link fails: no _DYNAMIC).
+        llvm::errs() << "cfacc: error: -static cannot be used with -fsanitize=" << S
+                     << ": the sanitizer's runtime needs the dynamic linker\n";
+        return 1;
+      }
+  if (O.SharedRuntime && fullyStatic(O)) {
+    // A process has one runtime (docs/install.md): a shared one would be
+    // a second copy of its state beside the one linked into the program.
     llvm::errs() << "cfacc: error: -static links everything statically, the runtime too: "
                     "it cannot be used with -shared-libcfa or -shared\n";
     return 1;
@@ -592,7 +601,7 @@ private:
 
   bool link(const std::vector<std::string> &Objects) {
     std::vector<std::string> Args = {T.Clang};
-    if (llvm::is_contained(O.LinkArgs, "-static")) {
+    if (fullyStatic(O)) {
       // Everything is in the program's text: tell the preemption handler
       // which part is the program's own objects (preemption.c). Objects
       // given on the command line join them; archives and -l stay after.
@@ -623,8 +632,16 @@ private:
     return execute(Args);
   }
 
-  // libcfa_std.a (when built), libcfa.a and the libraries they use.
+  // libcfa_std.a (when built), libcfa.a and the libraries they use; with
+  // -static, libcfa-static.a and the linker's --wrap for every function
+  // the runtime defines in the C library's place (interpose_static.h).
   bool addStaticRuntime(std::vector<std::string> &Args) {
+    bool FullyStatic = fullyStatic(O);
+    if (FullyStatic && T.FullyStaticRuntimeLib.empty()) {
+      llvm::errs() << "cfacc: error: cannot find libcfa-static.a next to the cfacc binary: the runtime "
+                      "for -static (a build without CFA_SANITIZE makes it)\n";
+      return false;
+    }
     if (T.RuntimeLib.empty()) {
       const char *Env = std::getenv("CFACC_RUNTIME_DIR");
       llvm::errs() << "cfacc: error: cannot find " << (Variant.empty() ? "libcfa.a " : "libcfa-" + Variant + ".a ")
@@ -636,13 +653,18 @@ private:
     }
     if (!T.StdLib.empty())
       Args.push_back(T.StdLib); // uses the runtime: comes first
-    Args.push_back(T.RuntimeLib);
+    Args.push_back(FullyStatic ? T.FullyStaticRuntimeLib : T.RuntimeLib);
     for (const std::string &Dep : T.RuntimeDeps)
       // A static hwloc needs a static libudev, which Debian does not
       // ship: a static program reads the topology from /sys instead
       // (runtime/src/topology.c).
-      if (Dep != "-lhwloc" || !llvm::is_contained(O.LinkArgs, "-static"))
+      if (Dep != "-lhwloc" || !FullyStatic)
         Args.push_back(Dep);
+    if (FullyStatic) {
+#define CFA_INTERPOSED(Name) Args.push_back("-Wl,--wrap=" #Name);
+#include <cfa/internal/interposed.def>
+#undef CFA_INTERPOSED
+    }
     return true;
   }
 };
@@ -658,7 +680,8 @@ int answerQuery(llvm::ArrayRef<const char *> Args, const Toolchain &T) {
       continue;
     const std::pair<llvm::StringRef, const std::string *> Own[] = {
         {"libcfa.a", &T.RuntimeLib}, {"libcfa_std.a", &T.StdLib},
-        {"libcfa.so", &T.SharedRuntimeLib}, {"libcfa_std.so", &T.SharedStdLib}};
+        {"libcfa.so", &T.SharedRuntimeLib}, {"libcfa_std.so", &T.SharedStdLib},
+        {"libcfa-static.a", &T.FullyStaticRuntimeLib}};
     for (const auto &[Name, Path] : Own)
       if (A == Name && !Path->empty()) {
         llvm::outs() << *Path << "\n";

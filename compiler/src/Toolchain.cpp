@@ -57,6 +57,7 @@ Toolchain Toolchain::locate(const char *Argv0, const std::string &Variant) {
   T.StdLib = library(Libs, "stdlib", "cfa_std", Variant, NamedTree, ".a");
   T.SharedRuntimeLib = library(Libs, "runtime", "cfa", Variant, NamedTree, ".so");
   T.SharedStdLib = library(Libs, "stdlib", "cfa_std", Variant, NamedTree, ".so");
+  T.FullyStaticRuntimeLib = library(Libs, "runtime", "cfa", "static", false, ".a");
   if (const char *Env = std::getenv("CFACC_CLANG"); Env && *Env)
     T.Clang = Env;
   else if (auto Found = llvm::sys::findProgramByName("clang-19"))

@@ -34,6 +34,7 @@ struct Toolchain {
   std::string StdLib;     // libcfa_std.a, or empty
   std::string SharedRuntimeLib; // libcfa.so, or empty (no sanitizer variants)
   std::string SharedStdLib;     // libcfa_std.so, or empty
+  std::string FullyStaticRuntimeLib; // libcfa-static.a (for -static), or empty
   std::vector<std::string> RuntimeDeps = {"-luring", "-lhwloc", "-lpthread"};
 
   // Variant: "" (no sanitizer runtime), "tsan" or "asan".

@@ -372,7 +372,9 @@ pthread_t pthread_self(void)
     return t ? (pthread_t)t : pt_real(pthread_self)();
 }
 
-int pthread_equal(pthread_t a, pthread_t b) { return a == b; }
+/* pthread_equal is glibc's: it compares the two values, as a user
+ * thread's pthread_t needs (and <pthread.h> defines it inline when
+ * optimising, so a definition here could not take its place everywhere). */
 
 /* ---- once ----------------------------------------------------------------
  * 0 never run, 1 running, 2 done (glibc's PTHREAD_ONCE_INIT is 0). Others

@@ -166,6 +166,7 @@ int pt_deadline(const struct timespec *abstime, clockid_t clock, int64_t *deadli
     return 0;
 }
 
+#ifndef CFA_STATIC_LIBC
 PT_BEFORE_SANITIZER void *pt_real_lookup(const char *name, void *_Atomic *slot)
 {
     void *f = dlsym(RTLD_NEXT, name);
@@ -180,3 +181,4 @@ PT_BEFORE_SANITIZER void *pt_real_lookup(const char *name, void *_Atomic *slot)
     atomic_store_explicit(slot, f, memory_order_relaxed);
     return f;
 }
+#endif

@@ -50,6 +50,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#ifdef CFA_STATIC_LIBC
+#include "interpose_static.h"
+#endif
+
 #define PT_NO_DEADLINE INT64_MAX
 
 /* Who holds an object: the user thread, or, on a kernel thread not running
@@ -175,6 +179,15 @@ void pt_spin_pause(unsigned *spins);
  * creates a key before it can record anything): no instrumentation. */
 #define PT_BEFORE_SANITIZER __attribute__((disable_sanitizer_instrumentation))
 
+#ifdef CFA_STATIC_LIBC
+/* glibc's definition of a function the runtime interposes: the linker's
+ * name for it under --wrap (interpose_static.h). */
+#define pt_real(name)                           \
+    ({                                          \
+        extern __typeof__(name) __real_##name; \
+        &__real_##name;                         \
+    })
+#else
 /* glibc's definition of a function the runtime interposes (dlsym
  * RTLD_NEXT, looked up once). */
 PT_BEFORE_SANITIZER void *pt_real_lookup(const char *name, void *_Atomic *slot);
@@ -184,6 +197,7 @@ PT_BEFORE_SANITIZER void *pt_real_lookup(const char *name, void *_Atomic *slot);
         void *f_ = atomic_load_explicit(&pt_real_slot_, memory_order_relaxed); \
         (__typeof__(&name))(f_ ? f_ : pt_real_lookup(#name, &pt_real_slot_)); \
     })
+#endif
 
 /* glibc's function `name`, through a sanitizer's interceptor when the
  * program has one (declare it with PT_INTERCEPTOR): the sanitizer must
