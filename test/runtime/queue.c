@@ -1,7 +1,7 @@
 // The intrusive FIFO of cfa/internal/queue.h, which the runtime's and the
 // standard library's waiting lists share: FIFO order, push_front, removal
 // from the head, the middle and the tail (and of an element not queued),
-// take_all, iteration, and an empty queue after draining. (Its debug
+// take_all, splice_back, iteration, and an empty queue after draining. (Its debug
 // build's checks: queue_debug.c.)
 //
 // RUN: %cc %s -o %t
@@ -10,6 +10,7 @@
 // CHECK-NEXT: push_front ok
 // CHECK-NEXT: remove ok
 // CHECK-NEXT: take_all ok
+// CHECK-NEXT: splice_back ok
 #include <cfa/internal/queue.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,9 +122,9 @@ static void take_all(void)
     check(cfa_queue_empty(&q) && q.tail == NULL);
     int n = 0;
     for (struct cfa_qlink *l = all, *next; l; l = next, n++) {
-        next = l->next;
         check(cfa_queue_entry(l, struct item, link)->value == n);
-        cfa_qlink_init(l);
+        next = cfa_qlink_take_next(l);
+        check(l->next == NULL);
     }
     check(n == 5);
     check(cfa_queue_take_all(&q) == NULL);
@@ -132,11 +133,29 @@ static void take_all(void)
     printf("take_all ok\n");
 }
 
+static void splice_back(void)
+{
+    struct cfa_queue a = {0}, b = {0};
+    fill(&b);
+    cfa_queue_splice_back(&a, &b); /* into an empty queue */
+    check(cfa_queue_empty(&b) && b.tail == NULL);
+    check(cfa_queue_pop_front(&a) == &items[0].link);
+    check(cfa_queue_pop_front(&a) == &items[1].link);
+    cfa_queue_push_back(&b, &items[0].link);
+    cfa_queue_push_back(&b, &items[1].link);
+    cfa_queue_splice_back(&a, &b); /* behind a non-empty one */
+    cfa_queue_splice_back(&a, &b); /* an empty source changes nothing */
+    check(a.tail == &items[1].link);
+    drain_expect(&a, (const int[]){ 2, 3, 4, 0, 1 }, 5);
+    printf("splice_back ok\n");
+}
+
 int main(void)
 {
     fifo();
     push_front();
     remove_();
     take_all();
+    splice_back();
     return 0;
 }

@@ -19,8 +19,8 @@
  *
  * Operations, all O(1) but remove (O(n)):
  *   cfa_queue_push_back, cfa_queue_push_front, cfa_queue_pop_front,
- *   cfa_queue_peek, cfa_queue_empty, cfa_queue_remove, cfa_queue_take_all,
- *   cfa_queue_foreach.
+ *   cfa_queue_peek, cfa_queue_empty, cfa_queue_remove, cfa_queue_splice_back,
+ *   cfa_queue_take_all (with cfa_qlink_take_next), cfa_queue_foreach.
  */
 #ifndef CFA_INTERNAL_QUEUE_H
 #define CFA_INTERNAL_QUEUE_H
@@ -124,9 +124,26 @@ static inline bool cfa_queue_remove(struct cfa_queue *q, struct cfa_qlink *l)
     return false;
 }
 
+/* Moves every element of src, in order, behind those of dst; src is
+ * left empty. */
+static inline void cfa_queue_splice_back(struct cfa_queue *dst, struct cfa_queue *src)
+{
+    cfa_queue_check(dst);
+    cfa_queue_check(src);
+    if (!src->head)
+        return;
+    if (dst->tail)
+        dst->tail->next = src->head;
+    else
+        cfa_queue_set_head_(dst, src->head);
+    dst->tail = src->tail;
+    cfa_queue_set_head_(src, NULL);
+    src->tail = NULL;
+}
+
 /* Empties q and returns its elements, oldest first, still linked by next
- * (NULL after the last): the caller walks them and must clear each next
- * (cfa_qlink_init) before queueing that element again. */
+ * (NULL after the last). Walk them with cfa_qlink_take_next, which
+ * unlinks each so that it may be queued again (or freed). */
 static inline struct cfa_qlink *cfa_queue_take_all(struct cfa_queue *q)
 {
     cfa_queue_check(q);
@@ -134,6 +151,14 @@ static inline struct cfa_qlink *cfa_queue_take_all(struct cfa_queue *q)
     cfa_queue_set_head_(q, NULL);
     q->tail = NULL;
     return all;
+}
+
+/* In a list from cfa_queue_take_all: l's successor, l then unlinked. */
+static inline struct cfa_qlink *cfa_qlink_take_next(struct cfa_qlink *l)
+{
+    struct cfa_qlink *next = l->next;
+    l->next = NULL;
+    return next;
 }
 
 #endif
