@@ -68,6 +68,9 @@ struct std_wait {
     struct cfa_qlink       woken;     /* in a wakes list */
 };
 
+/* Doubly linked, unlike the runtime's FIFO (cfa/internal/queue.h): a
+ * waituntil unlinks every clause that did not fire, and a timed wait its
+ * record, from the middle of queues that may be long, in O(1). */
 struct cfa_std_waiter {
     struct cfa_std_waiter *next, *prev;
     struct std_wait       *wait;
