@@ -1,5 +1,5 @@
 /* os_turns: how often the processors yield their CPU to the OS (OS turns,
- * runtime/src/processor.c), the statistic that test/scheduler/os_turns.c
+ * docs/preemption.md), the statistic that test/scheduler/os_turns.c
  * bounds but never measures.
  *
  *   CFA_STATS=1 build/bench/os_turns alone|hogs [ms]     (default 300 ms)

@@ -50,11 +50,11 @@ void cfa_debug_monitor_set_owner(struct cfa_monitor *m, struct cfa_thread *owner
 void cfa_debug_monitor_cut_entry_queue(struct cfa_monitor *m)
 {
     spin_lock(&m->lock);
-    m->entry_tail = NULL;
+    m->entry.tail = NULL;
     spin_unlock(&m->lock);
 }
 
-void cfa_debug_condition_cut(struct cfa_condition *c) { c->tail = NULL; }
+void cfa_debug_condition_cut(struct cfa_condition *c) { c->waiters.tail = NULL; }
 
 void cfa_debug_coroutine_break_chain(void)
 {

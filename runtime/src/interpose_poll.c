@@ -19,6 +19,7 @@
  */
 #include "interpose.h"
 
+#include <cfa/internal/queue.h>
 #include <poll.h>
 #include <semaphore.h>
 #include <sys/epoll.h>
@@ -29,7 +30,7 @@ PT_INTERCEPTOR(int, poll, struct pollfd *, nfds_t, int);
 PT_INTERCEPTOR(int, epoll_wait, int, struct epoll_event *, int, int);
 
 struct poll_job {
-    struct poll_job    *next;
+    struct cfa_qlink    link;       /* in `jobs` */
     bool                epoll;
     int                 fd_or_count;
     void               *set;        /* struct pollfd * or struct epoll_event * */
@@ -42,7 +43,7 @@ struct poll_job {
 
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t  queued = PTHREAD_COND_INITIALIZER;
-static struct poll_job *head, *tail;
+static struct cfa_queue jobs;
 static unsigned idle_waiters;
 
 static int glibc_wait(struct poll_job *j, int timeout)
@@ -55,15 +56,12 @@ static void *waiter_thread(void *arg)
 {
     pthread_mutex_lock(&queue_lock);
     for (;;) {
-        while (!head) {
+        while (cfa_queue_empty(&jobs)) {
             idle_waiters++;
             pthread_cond_wait(&queued, &queue_lock);
             idle_waiters--;
         }
-        struct poll_job *j = head;
-        head = j->next;
-        if (!head)
-            tail = NULL;
+        struct poll_job *j = cfa_queue_entry(cfa_queue_pop_front(&jobs), struct poll_job, link);
         pthread_mutex_unlock(&queue_lock);
         j->result = glibc_wait(j, j->timeout);
         j->error = errno;
@@ -76,13 +74,8 @@ static void *waiter_thread(void *arg)
 static int hand_over(struct poll_job *j)
 {
     sem_init(&j->done, 0, 0);
-    j->next = NULL;
     pthread_mutex_lock(&queue_lock);
-    if (tail)
-        tail->next = j;
-    else
-        head = j;
-    tail = j;
+    cfa_queue_push_back(&jobs, &j->link);
     bool start = idle_waiters == 0;
     if (!start)
         pthread_cond_signal(&queued);

@@ -1,12 +1,7 @@
 /* invariant.h: the debug build's invariant checks (CMake option CFA_DEBUG).
  *
- * cfa_assert(invariant, cond): in the debug build, when cond is false the
- * program stops with
- *   cfa-lite: invariant '<invariant>' broken in thread '<name>' (0x...) at file.c:line
- * (the thread is the running user thread, or "scheduler" on a processor
- * between threads, or "kernel thread" elsewhere) and aborts. Otherwise it
- * compiles to nothing: cond is not even compiled (it may name fields that
- * only the debug build has).
+ * cfa_assert(invariant, cond): cfa/internal/assert.h (the standard library
+ * and the shared internal headers check theirs with it too).
  * Each check sits beside the invariant it checks, which the comment at the
  * data structure states; docs/architecture.md lists them all.
  *
@@ -18,6 +13,7 @@
 #ifndef CFA_INVARIANT_H
 #define CFA_INVARIANT_H
 
+#include <cfa/internal/assert.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -30,11 +26,6 @@ enum debug_fault {
 };
 
 #ifdef CFA_DEBUG
-__attribute__((noreturn, cold)) void invariant_broken(const char *invariant, const char *file, int line);
-#define cfa_assert(invariant, cond) \
-    (__builtin_expect(!!(cond), 1) ? (void)0 : invariant_broken((invariant), __FILE_NAME__, __LINE__))
-#define CFA_DEBUG_ONLY(...) __VA_ARGS__
-
 extern _Atomic int debug_fault_armed;
 bool debug_fault_take(enum debug_fault fault);
 #define DEBUG_FAULT(fault, ...)                                                            \
@@ -48,8 +39,6 @@ bool debug_fault_take(enum debug_fault fault);
 /* Identifies the calling kernel thread (lock holders). */
 const void *debug_kthread(void);
 #else
-#define cfa_assert(invariant, cond) ((void)0)
-#define CFA_DEBUG_ONLY(...)
 #define DEBUG_FAULT(fault, ...) ((void)0)
 #endif
 

@@ -71,7 +71,7 @@ enum { CHUNK_BITS = 10, CHUNK = 1 << CHUNK_BITS, CHUNKS = 1 << 16 }; /* fds belo
 struct fd_waiters {
     _Atomic int lock;
     unsigned    seq[2];
-    io_future  *head[2], *tail[2];
+    struct cfa_queue waiting[2];   /* of io_future, by direction, oldest first */
 };
 
 _Atomic unsigned long fallback_waits;
@@ -201,12 +201,7 @@ static void attempt(io_future *f, bool registered)
             spin_unlock(&e->lock);
             continue; /* an event came since the snapshot */
         }
-        f->next = NULL;
-        if (e->tail[dir])
-            e->tail[dir]->next = f;
-        else
-            e->head[dir] = f;
-        e->tail[dir] = f;
+        cfa_queue_push_back(&e->waiting[dir], &f->link);
         spin_unlock(&e->lock);
         io_stat_add(&fallback_waits, 1);
         if (deadline)
@@ -226,25 +221,22 @@ static void on_timer(void)
 
 /* Moves the expired requests of list `dir` of e onto *expired; returns the
  * earliest deadline left there. Under e's lock. */
-static int64_t take_expired(struct fd_waiters *e, int dir, int64_t now, io_future ***expired)
+static int64_t take_expired(struct fd_waiters *e, int dir, int64_t now, struct cfa_queue *expired)
 {
     int64_t next = TIMER_NONE;
-    io_future **link = &e->head[dir], *last = NULL;
-    while (*link) {
-        io_future *f = *link;
+    struct cfa_qlink *l = cfa_queue_take_all(&e->waiting[dir]);
+    while (l) {
+        io_future *f = io_future_of(l);
+        struct cfa_qlink *after = cfa_qlink_take_next(l);
         if (f->req.deadline && f->req.deadline <= now) {
-            *link = f->next;
-            f->next = NULL;
-            **expired = f;
-            *expired = &f->next;
-            continue;
+            cfa_queue_push_back(expired, l);
+        } else {
+            if (f->req.deadline && f->req.deadline < next)
+                next = f->req.deadline;
+            cfa_queue_push_back(&e->waiting[dir], l);
         }
-        if (f->req.deadline && f->req.deadline < next)
-            next = f->req.deadline;
-        last = f;
-        link = &f->next;
+        l = after;
     }
-    e->tail[dir] = last;
     return next;
 }
 
@@ -254,7 +246,7 @@ static void on_deadline(void)
 {
     poller_timer_fired(&deadlines);
     int64_t now = cfa_clock_ns(), next = TIMER_NONE;
-    io_future *expired = NULL, **tail = &expired;
+    struct cfa_queue expired = { 0 };
     int used = atomic_load_explicit(&chunks_used, memory_order_acquire);
     for (int c = 0; c < used; c++) {
         struct fd_waiters *chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
@@ -262,18 +254,15 @@ static void on_deadline(void)
             struct fd_waiters *e = &chunk[i];
             spin_lock(&e->lock);
             for (int dir = DIR_IN; dir <= DIR_OUT; dir++) {
-                int64_t d = take_expired(e, dir, now, &tail);
+                int64_t d = take_expired(e, dir, now, &expired);
                 if (d < next)
                     next = d;
             }
             spin_unlock(&e->lock);
         }
     }
-    while (expired) {
-        io_future *f = expired;
-        expired = f->next;
-        io_complete(f, -ETIMEDOUT);
-    }
+    for (struct cfa_qlink *l; (l = cfa_queue_pop_front(&expired));)
+        io_complete(io_future_of(l), -ETIMEDOUT);
     if (next != TIMER_NONE)
         poller_timer_arm(&deadlines, next);
 }
@@ -283,24 +272,17 @@ static void on_ready(int fd, uint32_t events)
     struct fd_waiters *e = entry(fd);
     bool in = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
     bool out = events & (EPOLLOUT | EPOLLHUP | EPOLLERR);
-    io_future *woken = NULL, **tail = &woken;
+    struct cfa_queue woken = { 0 };
     spin_lock(&e->lock);
     for (int dir = DIR_IN; dir <= DIR_OUT; dir++) {
         if (!(dir == DIR_IN ? in : out))
             continue;
         e->seq[dir]++;
-        if (e->head[dir]) {
-            *tail = e->head[dir];
-            tail = &e->tail[dir]->next;
-            e->head[dir] = e->tail[dir] = NULL;
-        }
+        cfa_queue_splice_back(&woken, &e->waiting[dir]);
     }
     spin_unlock(&e->lock);
-    while (woken) {
-        io_future *f = woken;
-        woken = f->next;
-        attempt(f, true);
-    }
+    for (struct cfa_qlink *l; (l = cfa_queue_pop_front(&woken));)
+        attempt(io_future_of(l), true);
 }
 
 static void *poller(void *arg)

@@ -30,7 +30,7 @@ void io_future_begin(io_future *f)
     /* The future may hold garbage (an uninitialised local): overwrite. */
     f->result = 0;
     f->waiter = NULL;
-    f->next = NULL;
+    cfa_qlink_init(&f->link);
     atomic_store_explicit(&f->state, FUT_PENDING, memory_order_relaxed);
 }
 

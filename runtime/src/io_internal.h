@@ -37,6 +37,11 @@ bool io_deadline_passed(const struct cfa_io_request *r);
 /* io_future.c */
 void io_future_begin(io_future *f);            /* resets f: in progress */
 void io_complete(io_future *f, int64_t res);   /* fulfils f, wakes its waiter */
+/* The future whose `link` is l (NULL for NULL): the queues of futures. */
+static inline io_future *io_future_of(struct cfa_qlink *l)
+{
+    return l ? cfa_queue_entry(l, io_future, link) : NULL;
+}
 ssize_t io_result(int64_t res);   /* as the system call: -1 and errno for -errno */
 void io_count_unparked(void);   /* a call ended without a park: yields every so many */
 

@@ -41,7 +41,7 @@ _Atomic unsigned long pool_jobs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work;
 static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
-static io_future *head, *tail;
+static struct cfa_queue jobs;   /* of io_future, oldest first */
 static unsigned queued, idle, workers;
 
 static void cond_init(void)
@@ -103,24 +103,21 @@ static void *worker(void *arg)
     (void)arg;
     pthread_mutex_lock(&lock);
     for (;;) {
-        while (!head) {
+        while (cfa_queue_empty(&jobs)) {
             struct timespec until;
             clock_gettime(CLOCK_MONOTONIC, &until);
             until.tv_sec += POOL_IDLE_S;
             idle++;
             int err = pthread_cond_timedwait(&work, &lock, &until);
             idle--;
-            if (err == ETIMEDOUT && !head) {
+            if (err == ETIMEDOUT && cfa_queue_empty(&jobs)) {
                 workers--;
                 pthread_mutex_unlock(&lock);
                 runtime_kthread_leave();
                 return NULL;
             }
         }
-        io_future *f = head;
-        head = f->next;
-        if (!head)
-            tail = NULL;
+        io_future *f = io_future_of(cfa_queue_pop_front(&jobs));
         queued--;
         pthread_mutex_unlock(&lock);
         io_complete(f, perform(&f->req));
@@ -132,13 +129,8 @@ void pool_submit(io_future *f)
 {
     pthread_once(&cond_once, cond_init);
     io_stat_add(&pool_jobs, 1);
-    f->next = NULL;
     pthread_mutex_lock(&lock);
-    if (tail)
-        tail->next = f;
-    else
-        head = f;
-    tail = f;
+    cfa_queue_push_back(&jobs, &f->link);
     queued++;
     bool spawn = queued > idle && workers < POOL_MAX;
     if (spawn)

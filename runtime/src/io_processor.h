@@ -73,7 +73,7 @@ struct io_context {
     struct cfa_processor_state *proc;
     struct io_uring             ring;
     unsigned                    inflight;
-    io_future                  *backlog_head, *backlog_tail;
+    struct cfa_queue            backlog;   /* of io_future, oldest first */
     struct io_deadlines         deadlines; /* timed requests whose SQE is filled */
     int64_t                     armed;
     struct __kernel_timespec    arm_ts;    /* read by the kernel at submission */

@@ -175,23 +175,15 @@ static void prep_request(struct io_context *io, io_future *f)
 
 static void backlog_push(struct io_context *io, io_future *f)
 {
-    f->next = NULL;
-    if (io->backlog_tail)
-        io->backlog_tail->next = f;
-    else
-        io->backlog_head = f;
-    io->backlog_tail = f;
+    cfa_queue_push_back(&io->backlog, &f->link);
 }
 
 /* Moves backlogged requests into free SQEs, oldest first. The
  * processor's scheduler runs this, so it may allocate heap room. */
 static void backlog_drain(struct io_context *io)
 {
-    while (io->backlog_head && io_uring_sq_space_left(&io->ring) > 0) {
-        io_future *f = io->backlog_head;
-        io->backlog_head = f->next;
-        if (!io->backlog_head)
-            io->backlog_tail = NULL;
+    while (!cfa_queue_empty(&io->backlog) && io_uring_sq_space_left(&io->ring) > 0) {
+        io_future *f = io_future_of(cfa_queue_pop_front(&io->backlog));
         if (f->req.deadline)
             deadlines_reserve(&io->deadlines);
         prep_request(io, f);
@@ -334,7 +326,7 @@ unsigned io_ring_poll(struct io_context *io)
 {
     unsigned n = 0;
     for (;;) {
-        if (io->backlog_head)
+        if (!cfa_queue_empty(&io->backlog))
             backlog_drain(io);
         if (must_enter(io))
             ring_enter(io, 0);
@@ -344,7 +336,7 @@ unsigned io_ring_poll(struct io_context *io)
             continue; /* submit the cancels, reap what they end */
         /* Again while requests wait for SQEs and the kernel takes them;
          * if it refuses (EBUSY) and nothing completed, the next poll. */
-        if (!io->backlog_head || (io_uring_sq_space_left(&io->ring) == 0 && reaped == 0))
+        if (cfa_queue_empty(&io->backlog) || (io_uring_sq_space_left(&io->ring) == 0 && reaped == 0))
             return n;
     }
 }
@@ -354,7 +346,7 @@ unsigned io_ring_poll(struct io_context *io)
  * completion is bound to come for them. */
 bool io_ring_stalled(struct io_context *io)
 {
-    return io->backlog_head || io_uring_sq_ready(&io->ring);
+    return !cfa_queue_empty(&io->backlog) || io_uring_sq_ready(&io->ring);
 }
 
 /* ---- submission from a user thread ---------------------------------------------- */
@@ -400,7 +392,7 @@ void io_ring_start(struct io_context *io, io_future *f)
 {
     /* Inside the no-migration window (see io_start): no system call, no
      * call through the PLT, until the SQE is filled. */
-    if (__builtin_expect(io->backlog_head != NULL, 0) || io_uring_sq_space_left(&io->ring) == 0) {
+    if (__builtin_expect(!cfa_queue_empty(&io->backlog), 0) || io_uring_sq_space_left(&io->ring) == 0) {
         ring_start_slow(io, f);
         return;
     }
@@ -442,8 +434,8 @@ void io_ring_arm(struct io_context *io, int64_t deadline)
 void io_ring_fini(struct io_context *io)
 {
     io->leaving = true;
-    io_future *leftovers = io->backlog_head;
-    io->backlog_head = io->backlog_tail = NULL;
+    struct cfa_queue leftovers = { 0 };
+    cfa_queue_splice_back(&leftovers, &io->backlog);
     if (io->inflight) {
         struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
         if (!sqe) {
@@ -458,26 +450,15 @@ void io_ring_fini(struct io_context *io)
         }
     }
     while (io->inflight) {
-        if (io->backlog_head) { /* cancelled requests collected by handle() */
-            io->backlog_tail->next = leftovers;
-            leftovers = io->backlog_head;
-            io->backlog_head = io->backlog_tail = NULL;
-        }
+        cfa_queue_splice_back(&leftovers, &io->backlog); /* cancelled requests collected by handle() */
         ring_enter(io, 1);
         reap(io);
     }
-    if (io->backlog_head) {
-        io->backlog_tail->next = leftovers;
-        leftovers = io->backlog_head;
-        io->backlog_head = io->backlog_tail = NULL;
-    }
+    cfa_queue_splice_back(&leftovers, &io->backlog);
     deadlines_fini(&io->deadlines);
     ring_unmapping();
     io_uring_queue_exit(&io->ring);
     io->uring = false;
-    while (leftovers) {
-        io_future *f = leftovers;
-        leftovers = f->next;
-        fallback_start(f);
-    }
+    for (struct cfa_qlink *l; (l = cfa_queue_pop_front(&leftovers));)
+        fallback_start(io_future_of(l));
 }

@@ -37,8 +37,8 @@
  *    (remaining == 0), so it never outlives a reference to it;
  *  - nested == NESTED_GRANTED means "granted by a waitfor hand-off,
  *    not yet entered": the owner's acquisition then counts it as 1;
- *  - every queue (entry, urgent, a condition's) has a head exactly when it
- *    has a tail, and the tail is last;
+ *  - every queue (entry, urgent, a condition's) is a cfa/internal/queue.h
+ *    FIFO, with its invariants;
  *  - while an accept is OPEN its acceptor owns the monitors it waits on;
  *    an accept moves OPEN -> CLAIMED -> TAKEN or OPEN -> TIMED_OUT.
  * The debug build checks (invariant.h): a waiting thread owns every
@@ -58,7 +58,7 @@
 const char cfa_join_function[] = "join";
 
 struct cfa_monitor_link {
-    struct cfa_monitor_link    *next;
+    struct cfa_qlink            link;    /* in an entry or urgent queue */
     struct cfa_monitor_request *request;
     unsigned                    index;   /* which of the request's monitors */
 };
@@ -78,7 +78,7 @@ struct cfa_monitor_request {
     unsigned                    group_index;
     /* condition waiters */
     uintptr_t                   info;
-    struct cfa_monitor_request *next;
+    struct cfa_qlink            waiting; /* in the condition's queue */
 };
 
 struct cfa_accept {
@@ -113,7 +113,7 @@ static inline struct cfa_thread *owner_of(const struct cfa_monitor *m)
 
 static inline bool has_waiters(const struct cfa_monitor *m)
 {
-    return m->urgent_head != NULL || m->entry_head != NULL;
+    return !cfa_queue_empty(&m->urgent) || !cfa_queue_empty(&m->entry);
 }
 
 /* m (locked) now belongs to t (NULL: free; only when its queues are
@@ -138,61 +138,14 @@ static void mark_queued_by_owner(struct cfa_monitor *m)
 
 /* ---- queues ------------------------------------------------------------- */
 
-static inline void check_queue(struct cfa_monitor_link *const *head, struct cfa_monitor_link *const *tail)
+static inline struct cfa_monitor_link *link_of(struct cfa_qlink *l)
 {
-    cfa_assert("monitor queue: a head exactly when a tail, and the tail last",
-               (*head == NULL) == (*tail == NULL) && (!*tail || !(*tail)->next));
+    return l ? cfa_queue_entry(l, struct cfa_monitor_link, link) : NULL;
 }
 
-static void queue_append(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
-                         struct cfa_monitor_link *l)
+static inline struct cfa_monitor_request *waiter_of(struct cfa_qlink *l)
 {
-    check_queue(head, tail);
-    l->next = NULL;
-    if (*tail)
-        (*tail)->next = l;
-    else
-        *head = l;
-    *tail = l;
-}
-
-static void queue_push_front(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
-                             struct cfa_monitor_link *l)
-{
-    check_queue(head, tail);
-    l->next = *head;
-    *head = l;
-    if (!*tail)
-        *tail = l;
-}
-
-static struct cfa_monitor_link *queue_pop(struct cfa_monitor_link **head, struct cfa_monitor_link **tail)
-{
-    check_queue(head, tail);
-    struct cfa_monitor_link *l = *head;
-    if (l) {
-        *head = l->next;
-        if (!*head)
-            *tail = NULL;
-    }
-    return l;
-}
-
-static void queue_remove(struct cfa_monitor_link **head, struct cfa_monitor_link **tail,
-                         struct cfa_monitor_link *l)
-{
-    struct cfa_monitor_link *prev = NULL;
-    for (struct cfa_monitor_link *it = *head; it; prev = it, it = it->next) {
-        if (it != l)
-            continue;
-        if (prev)
-            prev->next = l->next;
-        else
-            *head = l->next;
-        if (*tail == l)
-            *tail = prev;
-        return;
-    }
+    return l ? cfa_queue_entry(l, struct cfa_monitor_request, waiting) : NULL;
 }
 
 /* ---- hand-off ------------------------------------------------------------ */
@@ -259,9 +212,9 @@ static void give(struct cfa_monitor *m, struct cfa_monitor_link *l, struct wake_
  * callers: out of line it cost the signal benchmark 1-2 ns. */
 static inline __attribute__((always_inline)) void release_locked(struct cfa_monitor *m, struct wake_list *w)
 {
-    struct cfa_monitor_link *l = queue_pop(&m->urgent_head, &m->urgent_tail);
+    struct cfa_monitor_link *l = link_of(cfa_queue_pop_front(&m->urgent));
     if (!l)
-        l = queue_pop(&m->entry_head, &m->entry_tail);
+        l = link_of(cfa_queue_pop_front(&m->entry));
     if (l) {
         give(m, l, w);
     } else {
@@ -365,7 +318,7 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
                (atomic_load(&a->state) == ACCEPT_CLAIMED || atomic_load(&a->state) == ACCEPT_TAKEN) && i >= 0);
     back->recursion[i] = m->nested + 1;
     atomic_fetch_add(&back->remaining, 1);
-    queue_push_front(&m->urgent_head, &m->urgent_tail, &back->links[i]);
+    cfa_queue_push_front(&m->urgent, &back->links[i].link);
     m->nested = 0;
     set_owner_locked(m, c);
     for (unsigned k = from + 1; cg && k < cg->count; k++) {
@@ -378,7 +331,7 @@ static void accept_hand_off(struct cfa_accept *a, struct cfa_monitor *m, struct 
         if (owner_of(m2) == a->thread) {
             back->recursion[j] = m2->nested + 1;
             atomic_fetch_add(&back->remaining, 1);
-            queue_push_front(&m2->urgent_head, &m2->urgent_tail, &back->links[j]);
+            cfa_queue_push_front(&m2->urgent, &back->links[j].link);
             m2->nested = NESTED_GRANTED; /* c's acquisition makes it 0 */
             set_owner_locked(m2, c);
         }
@@ -432,7 +385,7 @@ static void acquire_slow(struct cfa_thread *self, struct cfa_mutex_group *g, uns
         .arrival = atomic_fetch_add_explicit(&arrivals, 1, memory_order_relaxed),
     };
     link.request = &r;
-    queue_append(&m->entry_head, &m->entry_tail, &link);
+    cfa_queue_push_back(&m->entry, &link.link);
     spin_unlock(&m->lock);
     park_until_granted(&r, g->func == cfa_join_function ? "join" : "mutex entry");
 }
@@ -506,14 +459,7 @@ void cfa_wait(struct cfa_condition *c, uintptr_t info)
         cfa_assert("a waiting thread's recursion count is a count, not a waitfor grant",
                    g->monitors[i]->nested != NESTED_GRANTED);
     }
-    r.next = NULL;
-    cfa_assert("condition queue: a head exactly when a tail, and the tail last",
-               (c->head == NULL) == (c->tail == NULL) && (!c->tail || !c->tail->next));
-    if (c->tail)
-        c->tail->next = &r;
-    else
-        c->head = &r;
-    c->tail = &r;
+    cfa_queue_push_back(&c->waiters, &r.waiting);
     struct wake_list w;
     w.count = 0; /* not an initializer: that would zero all the slots */
     for (unsigned i = 0; i < n; i++) {
@@ -529,32 +475,19 @@ void cfa_wait(struct cfa_condition *c, uintptr_t info)
     park_until_granted(&r, "condition wait");
 }
 
-static struct cfa_monitor_request *condition_pop(struct cfa_condition *c)
-{
-    cfa_assert("condition queue: a head exactly when a tail, and the tail last",
-               (c->head == NULL) == (c->tail == NULL) && (!c->tail || !c->tail->next));
-    struct cfa_monitor_request *r = c->head;
-    if (r) {
-        c->head = r->next;
-        if (!c->head)
-            c->tail = NULL;
-    }
-    return r;
-}
-
 bool cfa_signal(struct cfa_condition *c)
 {
     struct cfa_thread *self = self_or_fatal("signal");
-    struct cfa_monitor_request *r = c->head;
+    struct cfa_monitor_request *r = waiter_of(cfa_queue_peek(&c->waiters));
     if (!r)
         return false;
     check_owns_all(self, r->monitors, r->count, "signal");
-    condition_pop(c);
+    cfa_queue_pop_front(&c->waiters);
     /* The waiter gets its monitors back as we let go of each. */
     for (unsigned i = 0; i < r->count; i++) {
         struct cfa_monitor *m = r->monitors[i];
         spin_lock(&m->lock);
-        queue_append(&m->urgent_head, &m->urgent_tail, &r->links[i]);
+        cfa_queue_push_back(&m->urgent, &r->links[i].link);
         mark_queued_by_owner(m);
         spin_unlock(&m->lock);
     }
@@ -564,11 +497,11 @@ bool cfa_signal(struct cfa_condition *c)
 bool cfa_signal_block(struct cfa_condition *c)
 {
     struct cfa_thread *self = self_or_fatal("signal_block");
-    struct cfa_monitor_request *r = c->head;
+    struct cfa_monitor_request *r = waiter_of(cfa_queue_peek(&c->waiters));
     if (!r)
         return false;
     check_owns_all(self, r->monitors, r->count, "signal_block");
-    condition_pop(c);
+    cfa_queue_pop_front(&c->waiters);
     unsigned n = r->count;
     unsigned recursion[n];
     struct cfa_monitor_link links[n];
@@ -583,8 +516,8 @@ bool cfa_signal_block(struct cfa_condition *c)
         links[i] = (struct cfa_monitor_link){ .request = &back, .index = i };
         spin_lock(&m->lock);
         /* The waiter first, at once; then us, before anyone else. */
-        queue_push_front(&m->urgent_head, &m->urgent_tail, &links[i]);
-        queue_push_front(&m->urgent_head, &m->urgent_tail, &r->links[i]);
+        cfa_queue_push_front(&m->urgent, &links[i].link);
+        cfa_queue_push_front(&m->urgent, &r->links[i].link);
         recursion[i] = m->nested + 1;
         release_locked(m, &w);
         spin_unlock(&m->lock);
@@ -594,13 +527,13 @@ bool cfa_signal_block(struct cfa_condition *c)
     return true;
 }
 
-bool cfa_condition_empty(const struct cfa_condition *c) { return c->head == NULL; }
+bool cfa_condition_empty(const struct cfa_condition *c) { return cfa_queue_empty(&c->waiters); }
 
 uintptr_t cfa_condition_front(const struct cfa_condition *c)
 {
-    if (!c->head)
+    if (cfa_queue_empty(&c->waiters))
         cfa_fatal("front of an empty condition");
-    return c->head->info;
+    return waiter_of(cfa_queue_peek(&c->waiters))->info;
 }
 
 /* ---- external scheduling ---------------------------------------------------- */
@@ -609,7 +542,7 @@ unsigned cfa_monitor_entry_count(struct cfa_monitor *m)
 {
     unsigned n = 0;
     spin_lock(&m->lock);
-    for (struct cfa_monitor_link *l = m->entry_head; l; l = l->next)
+    cfa_queue_foreach(l, &m->entry)
         n++;
     spin_unlock(&m->lock);
     return n;
@@ -640,7 +573,8 @@ static struct cfa_monitor_link *first_accepted(const struct cfa_waitfor_clause *
         struct cfa_monitor_link *best = NULL;
         for (unsigned i = 0; i < count; i++) {
             struct cfa_monitor *m = owned[i];
-            for (struct cfa_monitor_link *l = m->entry_head; l; l = l->next) {
+            cfa_queue_foreach(it, &m->entry) {
+                struct cfa_monitor_link *l = link_of(it);
                 if (!clause_accepts(&clauses[k], l->request->group))
                     continue;
                 if (!best || l->request->arrival < best->request->arrival) {
@@ -740,7 +674,7 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
     if (l) {
         /* A call is already waiting: let it in now. */
         struct cfa_monitor_request *caller = l->request;
-        queue_remove(&where->entry_head, &where->entry_tail, l);
+        cfa_queue_remove(&where->entry, &l->link);
         atomic_store(&accept.state, ACCEPT_TAKEN);
         accept.fired = clause;
         struct cfa_thread *c = caller->thread;

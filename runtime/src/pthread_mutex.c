@@ -117,7 +117,7 @@ static void unlock_slow(struct pt_mutex *x)
     if (!w) {
         atomic_fetch_and_explicit(&x->word, ~(unsigned)(LOCKED | WAITERS), memory_order_release);
     } else {
-        if (!x->queue.head)
+        if (cfa_queue_empty(&x->queue.waiters))
             atomic_fetch_and_explicit(&x->word, ~(unsigned)WAITERS, memory_order_relaxed);
         atomic_store_explicit(&x->owner, w->id, memory_order_relaxed); /* hand-over: LOCKED stays */
     }

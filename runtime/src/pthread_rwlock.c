@@ -46,28 +46,28 @@ static inline bool prefers_writers(const struct pt_rwlock *x)
 
 static bool writer_waiting(const struct pt_rwlock *x)
 {
-    for (struct pt_waiter *w = x->queue.head; w; w = w->next)
-        if (w->want == WANT_WRITE)
+    cfa_queue_foreach(l, &x->queue.waiters)
+        if (pt_waiter_of(l)->want == WANT_WRITE)
             return true;
     return false;
 }
 
 /* Under QLOCK, with the lock free: hands it to the oldest waiter(s).
- * Returns them, linked by `next`, to be granted once QLOCK is let go. */
+ * Returns them, linked by `link`, to be granted once QLOCK is let go. */
 static struct pt_waiter *hand_over(struct pt_rwlock *x)
 {
-    struct pt_waiter *w = x->queue.head;
+    struct pt_waiter *w = pt_waiter_of(cfa_queue_peek(&x->queue.waiters));
     if (!w)
         return NULL;
     if (w->want == WANT_WRITE) {
         pt_pop(&x->queue);
         x->writer = w->id;
-        w->next = NULL;
         return w;
     }
-    struct pt_waiter *next, *granted = NULL, **last = &granted;
-    for (w = x->queue.head; w; w = next) {
-        next = w->next;
+    struct cfa_queue granted = { 0 };
+    for (struct cfa_qlink *l = cfa_queue_peek(&x->queue.waiters), *next; l; l = next) {
+        next = l->next;
+        w = pt_waiter_of(l);
         if (w->want == WANT_WRITE) {
             if (prefers_writers(x))
                 break;
@@ -76,11 +76,9 @@ static struct pt_waiter *hand_over(struct pt_rwlock *x)
         pt_remove(&x->queue, w);
         w->popped = true;
         x->readers++;
-        w->next = NULL;
-        *last = w;
-        last = &w->next;
+        cfa_queue_push_back(&granted, l);
     }
-    return granted;
+    return pt_waiter_of(cfa_queue_take_all(&granted));
 }
 
 /* deadline: PT_NO_DEADLINE, or -1 for a try. */

@@ -12,7 +12,7 @@ __thread char pt_kthread_token __attribute__((tls_model("initial-exec")));
 
 void pt_waiter_init(struct pt_waiter *w, int want, int64_t deadline)
 {
-    w->next = NULL;
+    cfa_qlink_init(&w->link);
     w->thread = cfa_this_thread();
     w->id = pt_self();
     atomic_store_explicit(&w->granted, 0, memory_order_relaxed);
@@ -21,23 +21,6 @@ void pt_waiter_init(struct pt_waiter *w, int want, int64_t deadline)
     w->popped = false;
     if (w->timed)
         cfa_timed_park_init(&w->park);
-}
-
-bool pt_remove(struct pt_queue *q, struct pt_waiter *w)
-{
-    struct pt_waiter *prev = NULL;
-    for (struct pt_waiter *it = q->head; it; prev = it, it = it->next) {
-        if (it != w)
-            continue;
-        if (prev)
-            prev->next = w->next;
-        else
-            pt_set_head(q, w->next);
-        if (q->tail == w)
-            q->tail = prev;
-        return true;
-    }
-    return false;
 }
 
 void pt_spin_pause(unsigned *spins)
@@ -148,7 +131,7 @@ void pt_grant(struct pt_waiter *w)
 void pt_grant_all(struct pt_waiter *list)
 {
     for (struct pt_waiter *w = list, *next; w; w = next) {
-        next = w->next; /* w may be gone once granted */
+        next = pt_waiter_of(cfa_qlink_take_next(&w->link)); /* w may be gone once granted */
         pt_grant(w);
     }
 }

@@ -46,6 +46,7 @@
 #define CFA_PTHREAD_INTERPOSED
 #include "kernel.h"
 
+#include <cfa/internal/queue.h>
 #include <errno.h>
 #include <stdint.h>
 #include <time.h>
@@ -66,7 +67,7 @@ static inline uintptr_t pt_self(void)
 }
 
 struct pt_waiter {
-    struct pt_waiter     *next;
+    struct cfa_qlink      link;     /* in the object's queue, or in a list being granted */
     struct cfa_thread    *thread;   /* NULL: a kernel thread, waits on `granted` */
     uintptr_t             id;       /* pt_self() of the waiter */
     _Atomic int           granted;  /* set by the waker, under the queue lock */
@@ -76,61 +77,53 @@ struct pt_waiter {
     struct cfa_timed_park park;     /* its timed park, when `timed` */
 };
 
+/* The waiters, oldest first (cfa/internal/queue.h); changed under the
+ * queue lock only. */
 struct pt_queue {
-    struct pt_waiter *head, *tail;
+    struct cfa_queue waiters;
 };
 
 /* Before the record is queued: binds it to the calling thread. */
 void pt_waiter_init(struct pt_waiter *w, int want, int64_t deadline);
 
-/* The queue changes under the queue lock only; `head` is written
- * atomically so that pt_empty may look without the lock. */
-static inline void pt_set_head(struct pt_queue *q, struct pt_waiter *w)
+static inline struct pt_waiter *pt_waiter_of(struct cfa_qlink *l)
 {
-    __atomic_store_n(&q->head, w, __ATOMIC_RELAXED);
+    return l ? cfa_queue_entry(l, struct pt_waiter, link) : NULL;
 }
 
 /* Without the queue lock: true if nobody was queued when the caller last
  * synchronised with the waiters (e.g. through the mutex of a condition
  * variable). */
-static inline bool pt_empty(struct pt_queue *q) { return !__atomic_load_n(&q->head, __ATOMIC_RELAXED); }
+static inline bool pt_empty(struct pt_queue *q) { return cfa_queue_empty_unlocked(&q->waiters); }
 
 static inline void pt_push(struct pt_queue *q, struct pt_waiter *w)
 {
-    w->next = NULL;
-    if (q->tail)
-        q->tail->next = w;
-    else
-        pt_set_head(q, w);
-    q->tail = w;
+    cfa_queue_push_back(&q->waiters, &w->link);
 }
 
 /* Step 2, under the queue lock: the oldest waiter, marked popped. */
 static inline struct pt_waiter *pt_pop(struct pt_queue *q)
 {
-    struct pt_waiter *w = q->head;
-    if (w) {
-        pt_set_head(q, w->next);
-        if (!w->next)
-            q->tail = NULL;
+    struct pt_waiter *w = pt_waiter_of(cfa_queue_pop_front(&q->waiters));
+    if (w)
         w->popped = true;
-    }
     return w;
 }
 
-/* Step 2, under the queue lock: every waiter, in order, linked by `next`. */
+/* Step 2, under the queue lock: every waiter, in order, linked by
+ * `link` (pt_grant_all). */
 static inline struct pt_waiter *pt_pop_all(struct pt_queue *q)
 {
-    struct pt_waiter *all = q->head;
-    for (struct pt_waiter *w = all; w; w = w->next)
-        w->popped = true;
-    pt_set_head(q, NULL);
-    q->tail = NULL;
-    return all;
+    cfa_queue_foreach(l, &q->waiters)
+        pt_waiter_of(l)->popped = true;
+    return pt_waiter_of(cfa_queue_take_all(&q->waiters));
 }
 
 /* Removes w from q (under the queue lock); false if it is not there. */
-bool pt_remove(struct pt_queue *q, struct pt_waiter *w);
+static inline bool pt_remove(struct pt_queue *q, struct pt_waiter *w)
+{
+    return cfa_queue_remove(&q->waiters, &w->link);
+}
 
 /* The queue lock: bit `bit` of *word. Spins, and after a while yields (a
  * user thread) or gives the CPU up (a kernel thread): the holder may be a
@@ -157,7 +150,7 @@ int pt_wait(_Atomic unsigned *word, unsigned bit, struct pt_queue *q, struct pt_
 
 /* Step 2, once the queue lock is let go: w (popped) may run on. */
 void pt_grant(struct pt_waiter *w);
-/* The same for a list linked by `next` (pt_pop_all). */
+/* The same for a list linked by `link` (pt_pop_all). */
 void pt_grant_all(struct pt_waiter *list);
 
 /* A deadline in CLOCK_MONOTONIC ns for an absolute time on `clock`;

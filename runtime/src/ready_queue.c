@@ -123,11 +123,18 @@ static inline void lane_releasing(struct lane *l)
     CFA_DEBUG_ONLY(l->holder = NULL);
 }
 
+static inline struct cfa_thread *lane_thread(struct cfa_qlink *link)
+{
+    return cfa_queue_entry(link, struct cfa_thread, link);
+}
+
 /* A lane's head_stamp is its head's ready_stamp, 0 exactly when empty. */
 static inline void lane_check_stamps(const struct lane *l)
 {
     cfa_assert("lane head_stamp is its head's ready stamp (0 when empty)",
-               l->head ? l->head_stamp == l->head->ready_stamp && l->head_stamp != 0 : l->head_stamp == 0);
+               !cfa_queue_empty(&l->threads)
+                   ? l->head_stamp == lane_thread(cfa_queue_peek(&l->threads))->ready_stamp && l->head_stamp != 0
+                   : l->head_stamp == 0);
 }
 
 static inline void hint_store(struct ready_queue *q, unsigned i, struct lane *l)
@@ -140,16 +147,11 @@ static inline void lane_append(struct lane *l, struct cfa_thread *t)
 {
     cfa_assert("lane lock held by the pusher", l->holder == debug_kthread());
     cfa_assert("a ready thread's stamp is not 0 (0 marks an empty lane)", t->ready_stamp != 0);
-    cfa_assert("a thread is in at most one queue", t != l->tail);
-    t->next = NULL;
-    if (l->tail) {
-        l->tail->next = t;
-        l->tail->next_ready_stamp = t->ready_stamp;
-    } else {
-        l->head = t;
+    if (l->threads.tail)
+        lane_thread(l->threads.tail)->next_ready_stamp = t->ready_stamp;
+    else
         l->head_stamp = t->ready_stamp;
-    }
-    l->tail = t;
+    cfa_queue_push_back(&l->threads, &t->link); /* checks: t is in no queue */
     lane_check_stamps(l);
 }
 
@@ -157,16 +159,11 @@ static inline struct cfa_thread *lane_take_head(struct lane *l, uint64_t now)
 {
     cfa_assert("lane lock held by the popper", l->holder == debug_kthread());
     lane_check_stamps(l);
-    struct cfa_thread *t = l->head;
-    if (!t)
+    struct cfa_qlink *link = cfa_queue_pop_front(&l->threads);
+    if (!link)
         return NULL;
-    l->head = t->next;
-    if (l->head) {
-        l->head_stamp = t->next_ready_stamp;
-    } else {
-        l->tail = NULL;
-        l->head_stamp = 0;
-    }
+    struct cfa_thread *t = lane_thread(link);
+    l->head_stamp = cfa_queue_empty(&l->threads) ? 0 : t->next_ready_stamp;
     int64_t wait = (int64_t)(now - t->ready_stamp);
     if (wait < 0)
         wait = 0;
@@ -565,8 +562,7 @@ static void rebuild_lanes(struct ready_queue *q, unsigned count, const unsigned 
         if (source[i] == UINT32_MAX)
             continue;
         struct lane *from = &q->lanes[source[i]];
-        lanes[i].head = from->head;
-        lanes[i].tail = from->tail;
+        lanes[i].threads = from->threads;
         lanes[i].head_stamp = from->head_stamp;
         lanes[i].avg_wait = from->avg_wait;
         hints[i].cache = atomic_load(&q->hints[source[i]].cache);
@@ -574,18 +570,14 @@ static void rebuild_lanes(struct ready_queue *q, unsigned count, const unsigned 
     }
     for (unsigned j = 0, k = 0; j < q->count; j++) {
         struct lane *from = &q->lanes[j];
-        if (taken[j] || !from->head)
+        if (taken[j] || cfa_queue_empty(&from->threads))
             continue;
         struct lane *to = &lanes[k++ % count];
-        if (to->tail) {
-            to->tail->next = from->head;
-            to->tail->next_ready_stamp = from->head_stamp;
-            to->tail = from->tail;
-        } else {
-            to->head = from->head;
-            to->tail = from->tail;
+        if (to->threads.tail)
+            lane_thread(to->threads.tail)->next_ready_stamp = from->head_stamp;
+        else
             to->head_stamp = from->head_stamp;
-        }
+        cfa_queue_splice_back(&to->threads, &from->threads);
     }
     free(taken);
     free(q->lanes);

@@ -30,6 +30,7 @@
 #ifndef CFA_READY_QUEUE_H
 #define CFA_READY_QUEUE_H
 
+#include <cfa/internal/queue.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,7 +53,7 @@ enum { SHARD_FACTOR = 2 };
 
 struct lane {
     _Atomic int        lock;
-    struct cfa_thread *head, *tail;
+    struct cfa_queue   threads;      /* of struct cfa_thread (link), oldest first */
     uint64_t           head_stamp;
     uint64_t           avg_wait;     /* moving average, in TSC cycles */
 #ifdef CFA_DEBUG

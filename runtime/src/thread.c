@@ -129,7 +129,8 @@ void thread_halted(struct cfa_thread *t)
     THREAD_TRANSITION(t, CFA_THREAD_HALTED);
     atomic_store_explicit(&t->state, CFA_THREAD_HALTED, memory_order_release);
     while (joiner) {
-        struct cfa_thread *next = joiner->next; /* unpark may reuse the link */
+        struct cfa_qlink *after = joiner->link.next; /* unpark may reuse the link */
+        struct cfa_thread *next = after ? cfa_queue_entry(after, struct cfa_thread, link) : NULL;
         cfa_unpark(joiner);
         joiner = next;
     }
@@ -154,7 +155,7 @@ void cfa_thread_join(struct cfa_thread *t)
     spin_lock(&t->join_lock);
     bool closed = t->joiners == JOINERS_CLOSED;
     if (!closed) {
-        self->next = t->joiners;
+        self->link.next = t->joiners ? &t->joiners->link : NULL;
         t->joiners = self;
     }
     spin_unlock(&t->join_lock);
@@ -165,6 +166,7 @@ void cfa_thread_join(struct cfa_thread *t)
         else
             cfa_park_for("join");
     }
+    cfa_qlink_init(&self->link); /* out of t's join list: a lane may queue it */
 }
 
 void cfa_thread_destroy(struct cfa_thread *t)

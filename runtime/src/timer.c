@@ -173,16 +173,13 @@ unsigned timer_service(int64_t now)
 {
     if (timer_earliest() > now)
         return 0;
-    struct cfa_timed_park *first = NULL, **tail = &first;
+    struct cfa_queue expired = { 0 };
     spin_lock(&heap_lock);
     while (heap_len && heap[0]->deadline <= now) {
         struct cfa_timed_park *w = heap[0];
         heap_remove(w);
-        if (wakeup_claim(&w->state, TP_WAITING, TP_TIMED_OUT)) {
-            w->next = NULL;
-            *tail = w;
-            tail = &w->next;
-        }
+        if (wakeup_claim(&w->state, TP_WAITING, TP_TIMED_OUT))
+            cfa_queue_push_back(&expired, &w->expired);
         /* else a waker won: it unparks; the waiter finds w out of the heap */
     }
     publish_earliest();
@@ -190,10 +187,9 @@ unsigned timer_service(int64_t now)
     /* Unparks outside the lock, in deadline order. Each record stays valid
      * until its wakeup_deliver: its waiter waits for it. */
     unsigned n = 0;
-    while (first) {
-        struct cfa_timed_park *w = first;
+    for (struct cfa_qlink *l; (l = cfa_queue_pop_front(&expired));) {
+        struct cfa_timed_park *w = cfa_queue_entry(l, struct cfa_timed_park, expired);
         struct cfa_thread *t = w->thread;
-        first = w->next;
         wakeup_deliver(t, &w->state, TP_TIMED_OUT);
         n++;
     }
@@ -210,7 +206,7 @@ void cfa_timed_park_init(struct cfa_timed_park *w)
     w->thread = self;
     w->deadline = 0;
     w->heap_index = NOT_IN_HEAP;
-    w->next = NULL;
+    cfa_qlink_init(&w->expired);
     atomic_store_explicit(&w->state, TP_WAITING, memory_order_release);
 }
 

@@ -22,7 +22,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 
-#include "spinlock.h" /* the runtime's (runtime/src) */
+#include <cfa/internal/spinlock.h>
 
 enum { STD_LOCK_MAX_BACKOFF = 256, STD_LOCK_YIELD_AFTER = 4096 };
 

@@ -42,6 +42,7 @@
 #ifndef CFA_STD_SRC_WAITQ_H
 #define CFA_STD_SRC_WAITQ_H
 
+#include <cfa/internal/queue.h>
 #include <cfa/runtime.h>
 #include <cfa/std/waitq.h>
 #include <stdatomic.h>
@@ -64,9 +65,12 @@ struct std_wait {
     bool                   shared;    /* several records (waituntil): claims compete */
     int                    fired;     /* the claimed record's clause */
     int                    status;    /* STD_OK or STD_CLOSED, from the claimant */
-    struct std_wait       *wake_next; /* wakes list */
+    struct cfa_qlink       woken;     /* in a wakes list */
 };
 
+/* Doubly linked, unlike the runtime's FIFO (cfa/internal/queue.h): a
+ * waituntil unlinks every clause that did not fire, and a timed wait its
+ * record, from the middle of queues that may be long, in O(1). */
 struct cfa_std_waiter {
     struct cfa_std_waiter *next, *prev;
     struct std_wait       *wait;
@@ -75,8 +79,8 @@ struct cfa_std_waiter {
     bool                   queued;
 };
 
-struct std_wakes { /* woken in claim order */
-    struct std_wait *head, *tail;
+struct std_wakes {
+    struct cfa_queue woken; /* of struct std_wait, in claim order */
 };
 
 static inline void std_wait_init(struct std_wait *s, struct cfa_timed_park *timed, bool shared)
@@ -140,20 +144,15 @@ static inline void wait_complete(struct cfa_std_waiter *w, int status, struct st
     struct std_wait *s = w->wait;
     s->fired = w->clause;
     s->status = status;
-    s->wake_next = NULL;
-    if (wakes->tail)
-        wakes->tail->wake_next = s;
-    else
-        wakes->head = s;
-    wakes->tail = s;
+    cfa_queue_push_back(&wakes->woken, &s->woken);
 }
 
 /* After the unlock: wakes the waits completed under it. */
 static inline void wakes_run(struct std_wakes *wakes)
 {
-    struct std_wait *s = wakes->head;
-    while (s) {
-        struct std_wait *next = s->wake_next;
+    for (struct cfa_qlink *l = cfa_queue_take_all(&wakes->woken), *next; l; l = next) {
+        next = cfa_qlink_take_next(l); /* the wait may be gone once done */
+        struct std_wait *s = cfa_queue_entry(l, struct std_wait, woken);
         if (s->timed) {
             /* false: its timeout fired first; it is awake anyway */
             cfa_unpark_timed(s->timed);
@@ -163,9 +162,7 @@ static inline void wakes_run(struct std_wakes *wakes)
             atomic_store_explicit(&s->done, 1, memory_order_release);
             cfa_unpark(t);
         }
-        s = next;
     }
-    wakes->head = wakes->tail = NULL;
 }
 
 /* The untimed waiter's side: waits until its claimant's wakes_run, and

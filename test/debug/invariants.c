@@ -30,8 +30,8 @@
 // IDLE-STACK: cfa-lite: invariant 'a processor is on its cluster's idle stack at most once' broken in thread 'main' (0x{{[0-9a-f]+}}) at idle.c:{{[0-9]+}}
 // IDLE-BENAPHORE: cfa-lite: invariant 'idle benaphore: a processor registers only while awake or searching' broken in thread 'main' (0x{{[0-9a-f]+}}) at idle.c:{{[0-9]+}}
 // MONITOR-OWNER: cfa-lite: invariant 'a waiting thread owns every monitor of its mutex call' broken in thread 'main' (0x{{[0-9a-f]+}}) at monitor.c:{{[0-9]+}}
-// CONDITION-QUEUE: cfa-lite: invariant 'condition queue: a head exactly when a tail, and the tail last' broken in thread 'main' (0x{{[0-9a-f]+}}) at monitor.c:{{[0-9]+}}
-// ENTRY-QUEUE: cfa-lite: invariant 'monitor queue: a head exactly when a tail, and the tail last' broken in thread 'main' (0x{{[0-9a-f]+}}) at monitor.c:{{[0-9]+}}
+// CONDITION-QUEUE: cfa-lite: invariant 'queue: a head exactly when a tail, and the tail last' broken in thread 'main' (0x{{[0-9a-f]+}}) at queue.h:{{[0-9]+}}
+// ENTRY-QUEUE: cfa-lite: invariant 'queue: a head exactly when a tail, and the tail last' broken in thread 'main' (0x{{[0-9a-f]+}}) at queue.h:{{[0-9]+}}
 // COROUTINE-CHAIN: cfa-lite: invariant 'coroutine chain: a suspending coroutine's last resumer is active' broken in thread 'main' (0x{{[0-9a-f]+}}) at coroutine.c:{{[0-9]+}}
 // IO-ACCOUNTING: cfa-lite: invariant 'io_uring: every reaped completion was counted in flight' broken in thread '{{main|scheduler|Reader}}' (0x{{[0-9a-f]+}}) at io_uring.c:{{[0-9]+}}
 // TIMER-HEAP: cfa-lite: invariant 'timer heap order: no deadline earlier than its parent's' broken in thread 'main' (0x{{[0-9a-f]+}}) at timer.c:{{[0-9]+}}

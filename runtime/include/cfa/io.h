@@ -36,6 +36,7 @@
  * accept, and <sys/types.h> select. The typedefs follow glibc's own guards
  * (the runtime is x86-64 Linux with glibc), so a later <sys/types.h> or
  * <sys/socket.h> agrees with them. */
+#include <cfa/internal/queue.h>
 #include <stdbool.h>
 #include <bits/types.h>
 #include <stddef.h>
@@ -91,7 +92,7 @@ typedef struct io_future {
     int                   spare;
     int64_t               result;  /* private: the result, or -errno */
     struct cfa_thread    *waiter;  /* private */
-    struct io_future     *next;    /* private: backlog, fd waiters, pool queue */
+    struct cfa_qlink      link;    /* private: backlog, fd waiters, pool queue */
     struct cfa_io_request req;     /* private */
 } io_future;
 

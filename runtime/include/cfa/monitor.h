@@ -18,6 +18,7 @@
 #ifndef CFA_MONITOR_H
 #define CFA_MONITOR_H
 
+#include <cfa/internal/queue.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -42,13 +43,13 @@ struct cfa_monitor {
     _Atomic uintptr_t        owner;      /* thread | CFA_MONITOR_QUEUED; 0 = free */
     unsigned                 nested;     /* owner's calls beyond the first; 0 when free */
     _Atomic int              lock;       /* guards the fields below */
-    struct cfa_monitor_link *entry_head, *entry_tail;
-    struct cfa_monitor_link *urgent_head, *urgent_tail;
+    struct cfa_queue         entry;      /* of struct cfa_monitor_link, oldest first */
+    struct cfa_queue         urgent;     /* of struct cfa_monitor_link, next to run first */
     struct cfa_accept       *acceptor;   /* owner blocked in waitfor on this monitor */
 };
 
 struct cfa_condition {
-    struct cfa_monitor_request *head, *tail;  /* waiters, oldest first */
+    struct cfa_queue waiters;  /* of struct cfa_monitor_request, oldest first */
 };
 
 /* One mutex call's state, on the caller's stack between enter and leave. */

@@ -3,6 +3,7 @@
 #ifndef CFA_SLEEP_H
 #define CFA_SLEEP_H
 
+#include <cfa/internal/queue.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,7 +51,7 @@ struct cfa_timed_park {
     int                    spare;
     int64_t                deadline;   /* private: CLOCK_MONOTONIC ns */
     size_t                 heap_index; /* private: position in the timer heap */
-    struct cfa_timed_park *next;       /* private: timer's list of expired records */
+    struct cfa_qlink       expired;    /* private: timer's list of expired records */
 };
 
 /* Binds w to the calling user thread; a waker may claim it from now on. */

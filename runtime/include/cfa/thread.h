@@ -42,8 +42,8 @@ enum cfa_thread_state {
 struct cfa_thread {
     struct cfa_coroutine  self;     /* the thread's own stack and main */
     struct cfa_coroutine *current;  /* coroutine executing on this thread */
-    struct cfa_thread    *next;     /* intrusive link: ready queue or one wait list */
-    uint64_t              next_ready_stamp; /* in a lane: ready_stamp of `next` */
+    struct cfa_qlink      link;     /* intrusive link: a ready-queue lane or a join list */
+    uint64_t              next_ready_stamp; /* in a lane: ready_stamp of the next thread */
     struct cfa_cluster   *cluster;  /* where it is scheduled */
     struct cfa_processor *last_processor;
     uint64_t              ready_stamp;  /* rdtsc when last made ready */
@@ -51,7 +51,7 @@ struct cfa_thread {
     _Atomic int           ticket;       /* park permits; -1 = parked */
     _Atomic int           state;        /* enum cfa_thread_state */
     _Atomic int           join_lock;    /* guards `joiners` against halting */
-    struct cfa_thread    *joiners;      /* threads parked in join(), via next */
+    struct cfa_thread    *joiners;      /* threads parked in join(), via link */
     uint64_t              id;           /* unique, for diagnostics */
     const char           *wait_reason;  /* what it is blocked on, for reports */
     struct cfa_monitor    self_monitor; /* a thread is a monitor; main holds it */

@@ -1,4 +1,5 @@
-/* spinlock.h: the runtime's short critical sections.
+/* cfa/internal/spinlock.h: the short critical sections of the runtime and
+ * the standard library (internal: not part of the user API).
  *
  * Test-and-test-and-set with a pause. Held only for a few instructions
  * (queue links, idle lists, join lists), never across a context switch or
@@ -15,8 +16,8 @@
  * every wait spinning; 11-22 s (median 13.7) with only the resizing
  * lock's waits yielding; 4-13 s (median 8.0) with every spinlock's.
  */
-#ifndef CFA_SPINLOCK_H
-#define CFA_SPINLOCK_H
+#ifndef CFA_INTERNAL_SPINLOCK_H
+#define CFA_INTERNAL_SPINLOCK_H
 
 #include <sched.h>
 #include <stdatomic.h>
