@@ -21,6 +21,7 @@
 
 #include <poll.h>
 #include <semaphore.h>
+#include <string.h>
 #include <sys/epoll.h>
 
 PT_UNIT(poll);
