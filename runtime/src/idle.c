@@ -1,4 +1,5 @@
-/* idle.c: idle processors, their benaphores and eventfds. See idle.h. */
+/* idle.c: idle sleep, every step of its protocol (see idle.h): the idle
+ * stack, the benaphores and eventfds, and a processor going idle (I1-I5). */
 #include "idle.h"
 #include "cluster.h"
 #include "deadlock.h"
