@@ -10,11 +10,23 @@
  * Nothing is torn down at exit: exit() ends every kernel thread, as with
  * pthreads, and any thread still running simply stops.
  */
-#include "kernel.h"
+#include "boot.h"
+#include "cluster.h"
+#include "deadlock.h"
+#include "fault.h"
+#include "kthread.h"
+#include "one_runtime.h"
+#include "preemption.h"
+#include "processor.h"
+#include "registry.h"
+#include "stats.h"
 #include "environment.h"
 #include "context.h"
 #include "stack.h"
 #include "io_processor.h"
+#include <cfa/runtime.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 /* gdb_scripts.S: referring to it keeps the embedded gdb extension in a
  * statically linked program. */

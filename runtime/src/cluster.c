@@ -3,8 +3,14 @@
  * A cluster's state lives on the heap (the main cluster's is static) so
  * that the public handle stays small and zero-initialisable.
  */
-#include "kernel.h"
+#include "cache_aligned.h"
+#include "cluster.h"
+#include "processor.h"
+#include "ready_queue.h"
+#include "thread_internal.h"
 
+#include <cfa/runtime.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 

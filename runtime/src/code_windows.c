@@ -17,9 +17,12 @@
  *    meets such a library: a library built from cfa-lite code needs the
  *    shared runtime (docs/install.md).
  */
-#include "kernel.h"
+#include "code_windows.h"
 
 #include <cfa/mutex_call.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #ifdef CFA_SHARED_RUNTIME
 #include <dlfcn.h>
 #endif

@@ -10,10 +10,12 @@
  * ACTIVE. The running coroutine is ACTIVE. The debug build checks these
  * (invariant.h).
  */
-#include "kernel.h"
+#include "invariant.h"
+#include "thread_internal.h"
 #include "context.h"
 #include "stack.h"
 
+#include <cfa/runtime.h>
 #include <string.h>
 
 void cfa_coroutine_setup(struct cfa_coroutine *c, cfa_main_fn main, void *object,

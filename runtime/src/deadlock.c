@@ -16,11 +16,19 @@
  * processor has just fallen asleep.
  * CFA_DEADLOCK_DETECTION=0 turns the check off.
  */
-#include "kernel.h"
+#include "cluster.h"
+#include "deadlock.h"
+#include "idle.h"
+#include "processor.h"
+#include "ready_queue.h"
+#include "registry.h"
 #include "environment.h"
 #include "context.h"
 
+#include <cfa/runtime.h>
 #include <dirent.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

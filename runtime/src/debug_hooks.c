@@ -3,12 +3,18 @@
  * (docs/architecture.md, "Invariants checked in the debug build"). The
  * timer heap's hook is in timer.c (the heap is private to it), the
  * fault-injection switch in invariant.c. */
-#include "kernel.h"
+#include "processor.h"
+#include "ready_queue.h"
+#include "resize_lock.h"
+#include "thread_internal.h"
 #include "idle.h"
 #include "io_processor.h"
 
 #ifdef CFA_DEBUG
 #include <cfa/debug.h>
+#include <cfa/runtime.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 static struct cfa_processor_state *this_processor_or_fatal(const char *hook)
 {

@@ -7,8 +7,9 @@
  * accessor's parse cannot fail after boot.
  */
 #include "environment.h"
-#include "kernel.h"
 
+#include <cfa/runtime.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

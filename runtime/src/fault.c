@@ -10,22 +10,26 @@
  *
  * Under ASan or TSan the sanitizer's own handler is left in place.
  */
-#include "kernel.h"
+#include "fault.h"
+#include "processor.h"
+#include "thread_internal.h"
 #include "context.h"
 
+#include <cfa/runtime.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* A frame larger than the guard may jump it: faults BELOW_GUARD_SLACK
+ * below the mapping still count as an overflow of that stack. */
 enum {
-    ALTSTACK_SIZE = 64 * 1024,
-    /* A frame larger than the guard may jump it: faults this far below the
-     * mapping still count as an overflow of that stack. */
-    BELOW_GUARD_SLACK = 256 * 1024,
+    ALTSTACK_SIZE = 64 * 1024,      /* docs/scheduler.md#tunables */
+    BELOW_GUARD_SLACK = 256 * 1024, /* docs/scheduler.md#tunables */
 };
 
 static int describe_thread(char *buf, size_t size, const struct cfa_thread *t)

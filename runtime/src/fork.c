@@ -15,9 +15,12 @@
  * Invariant: runtime_forked_child is false in the process that started the
  * runtime and true in every process that fork() made from it.
  */
-#include "kernel.h"
+#include "fork.h"
+#include "kthread.h"
 
+#include <cfa/runtime.h>
 #include <pthread.h>
+#include <stdbool.h>
 
 bool runtime_forked_child;
 

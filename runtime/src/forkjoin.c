@@ -60,7 +60,9 @@
  */
 #include "forkjoin.h"
 
-#include "kernel.h"
+#include "cache_aligned.h"
+#include "invariant.h"
+#include "thread_internal.h"
 #include "spinlock.h"
 
 #include <cfa/cluster.h>
@@ -68,15 +70,18 @@
 #include <cfa/processor.h>
 #include <cfa/runtime.h>
 #include <cfa/thread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FJ_WAITING (UINT64_C(1) << 63)
 
 enum {
-    FJ_MAX_DEQUES = 4096, /* threads with a deque, per cluster; beyond: tasks run inline */
-    FJ_RING_FIRST = 64,   /* records in a new deque */
-    FJ_IDLE_ROUNDS = 2,   /* fruitless rounds of stealing before a worker sleeps */
+    FJ_MAX_DEQUES = 4096, /* threads with a deque, per cluster: docs/scheduler.md#tunables */
+    FJ_RING_FIRST = 64,   /* records in a new deque: docs/scheduler.md#tunables */
+    FJ_IDLE_ROUNDS = 2,   /* stealing rounds before a worker sleeps: docs/scheduler.md#tunables */
 };
 
 struct fj_pool;

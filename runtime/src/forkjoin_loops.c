@@ -25,8 +25,8 @@
 #include <string.h>
 
 enum {
-    LEAVES_PER_PROCESSOR = 8,
-    MAX_ACCUMULATORS = 4096,
+    LEAVES_PER_PROCESSOR = 8, /* docs/scheduler.md#tunables */
+    MAX_ACCUMULATORS = 4096,  /* docs/scheduler.md#tunables */
 };
 
 struct loop {

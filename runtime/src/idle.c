@@ -1,9 +1,19 @@
-/* idle.c: idle processors, their benaphores and eventfds. See idle.h. */
+/* idle.c: idle sleep, every step of its protocol (see idle.h): the idle
+ * stack, the benaphores and eventfds, and a processor going idle (I1-I5). */
 #include "idle.h"
-#include "kernel.h"
+#include "cluster.h"
+#include "deadlock.h"
+#include "invariant.h"
+#include "io_processor.h"
+#include "processor.h"
+#include "ready_queue.h"
+#include "resize_lock.h"
 #include "spinlock.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -127,4 +137,71 @@ void idle_notify_slow(struct idle_list *l)
 void idle_wake(struct idle_list *l, struct idle_sleeper *s)
 {
     wake_sleeper(l, s);
+}
+
+/* ---- a processor going idle: steps I1-I5 ---------------------------- */
+
+/* How long an idle processor keeps making cheap checks, after its
+ * exhaustive search and before it commits to sleep, in TSC cycles. */
+enum { IDLE_SPIN_TSC = 2560 }; /* docs/scheduler.md#tunables */
+
+/* Cheap: looks at the lanes' hints only (under our reader flag: the lane
+ * arrays may be replaced by a resize otherwise). */
+static bool any_ready_hint(struct cfa_processor_state *p)
+{
+    ready_enter(p);
+    bool any = ready_queue_any(&p->cluster->state->ready);
+    ready_leave(p);
+    return any;
+}
+
+struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *blocked)
+{
+    struct cfa_cluster_state *cs = p->cluster->state;
+    if (io_idle(p))
+        return NULL; /* I/O or timers made threads ready: look again */
+    IDLE_TEST_HOOK(CFA_STEP_POLLED);
+    if (!idle_try_register(&cs->idle, &p->sleeper)) { /* I1 */
+        cpu_relax(); /* others are entering or leaving idle: search again */
+        return NULL;
+    }
+    IDLE_TEST_HOOK(CFA_STEP_REGISTERED);
+    struct cfa_thread *t = ready_pop_exhaustive(p); /* I2 */
+    if (!t && !atomic_load(&p->terminate)) {
+        IDLE_TEST_HOOK(CFA_STEP_SEARCHED);
+        uint64_t spin_ends = __builtin_ia32_rdtsc() + IDLE_SPIN_TSC;
+        bool woken;
+        while (!(woken = idle_notified(&p->sleeper) || any_ready_hint(p) || io_completion_hint(p->io) ||
+                         atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&
+               __builtin_ia32_rdtsc() < spin_ends)
+            cpu_relax();
+        if (!woken && idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p)) /* I3 */
+            *blocked = true;
+        IDLE_TEST_HOOK(CFA_STEP_WOKEN);
+    }
+    idle_unregister(&cs->idle, &p->sleeper); /* I4 */
+    IDLE_TEST_HOOK(CFA_STEP_UNREGISTERED);
+    return t;
+}
+
+/* Step I5: the notifiers that found `first` NULL while p was being woken
+ * counted on p, and so did the pushes its io_idle held (p may have taken
+ * another thread). p takes one thread; if a lane may still hold one and
+ * another processor is idle, wake it, which passes the duty on in turn.
+ * Without this, a burst of pushes from another cluster wakes one
+ * processor, which takes the first thread; if that thread never yields
+ * (preemption off), the rest wait in the lanes while the other processors
+ * sleep. */
+void idle_pass_on(struct cfa_processor_state *p)
+{
+    struct cfa_cluster_state *cs = p->cluster->state;
+    IDLE_TEST_HOOK(CFA_STEP_PASS_ON);
+    /* The republished `first` (I4) before the lanes: see ready_queue_may_hold. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&cs->idle.first, memory_order_relaxed))
+        return; /* nobody idle, or a notifier took the top: that one passes on */
+    ready_enter(p);
+    if (ready_queue_may_hold(&cs->ready))
+        idle_notify(&cs->idle);
+    ready_leave(p);
 }

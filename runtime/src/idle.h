@@ -7,8 +7,10 @@
  * atomic pointer `first` to the top sleeper, which notifiers take with an
  * exchange so that only one of them pays for waking a processor.
  *
- * The protocol (numbered as in docs/scheduler.md and the SPIN model,
- * runtime/verify/idle_sleep.pml):
+ * The protocol (numbered as in docs/idle-sleep.md and the SPIN model,
+ * runtime/verify/idle_sleep.pml); idle.c has the idle processor's steps
+ * (idle_search_then_sleep, idle_pass_on), and a notifier's N2 is
+ * idle_notify, called by ready_push (ready_queue.c) after N1:
  *   idle processor  I1 register: SEARCH, push on the stack, publish `first`,
  *                      full fence;
  *                   I2 search every lane, taking each lane's lock;
@@ -47,6 +49,9 @@
 #include <cfa/test_hook.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+
+struct cfa_processor_state;
+struct cfa_thread;
 
 /* A protocol step for the tests (cfa/test_hook.h): nothing unless the
  * program defines cfa_test_hook. */
@@ -103,5 +108,16 @@ static inline void idle_notify(struct idle_list *l)
 
 /* Wakes this sleeper in particular (processor stop). */
 void idle_wake(struct idle_list *l, struct idle_sleeper *s);
+
+/* Steps I1-I4 for processor p, which found nothing to run: poll its I/O
+ * and timers, register (I1), search every lane (I2), spin briefly, sleep
+ * (I3), unregister (I4). Returns a thread found on the way, or NULL to
+ * make the caller look again; sets *blocked if the kernel thread blocked
+ * (or at least offered to). */
+struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *blocked);
+
+/* Step I5, out of line: p went idle and now holds a thread; wakes another
+ * idle processor if a lane may still hold one. */
+void idle_pass_on(struct cfa_processor_state *p);
 
 #endif

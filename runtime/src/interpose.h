@@ -8,6 +8,9 @@
 #define CFA_INTERPOSE_H
 
 #include "pthread_wait.h"
+#include "fork.h"
+#include <cfa/runtime.h>
+#include <stdbool.h>
 
 extern const char __start_cfa_runtime_text[], __stop_cfa_runtime_text[];
 

@@ -22,6 +22,7 @@
 #include <cfa/internal/queue.h>
 #include <poll.h>
 #include <semaphore.h>
+#include <string.h>
 #include <sys/epoll.h>
 
 PT_UNIT(poll);

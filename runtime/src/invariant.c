@@ -1,9 +1,13 @@
 /* invariant.c: what the debug build does when an invariant check fails,
  * and its fault-injection switch (invariant.h). Empty in other builds. */
-#include "kernel.h"
+#include "processor.h"
+#include "thread_internal.h"
 #include "invariant.h"
 
 #ifdef CFA_DEBUG
+#include <cfa/runtime.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,10 +6,13 @@
  * engine, or the plain system call off a processor. (The cfa_X are
  * defined by the SYNC macro below: grep "SYNC(" to find one.)
  */
-#include "kernel.h"
+#include "processor.h"
 #include "io_internal.h"
 
+#include <cfa/runtime.h>
 #include <cfa/sleep.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include <errno.h>
 #include <fcntl.h>

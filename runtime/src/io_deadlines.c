@@ -15,10 +15,13 @@
  * io_start, which calls no library function): deadlines_reserve makes
  * room before that window.
  */
-#include "kernel.h"
+#include "invariant.h"
 #include "io_internal.h"
 #include "timer.h"
 
+#include <cfa/runtime.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static void put(struct io_deadlines *h, size_t i, struct io_deadline e)

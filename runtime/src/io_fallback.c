@@ -48,14 +48,19 @@
  * ready, and a closed descriptor leaves the epoll set by itself, so a
  * reused descriptor number is registered afresh.
  */
-#include "kernel.h"
+#include "deadlock.h"
+#include "kthread.h"
 #include "io_internal.h"
 #include "spinlock.h"
 #include "timer.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>

@@ -15,12 +15,17 @@
  * request: the one that owns it at the time (ring, backlog, fd wait list
  * or pool queue), so io_complete never races with itself.
  */
-#include "kernel.h"
+#include "processor.h"
+#include "thread_internal.h"
 #include "io_internal.h"
 #include "io_wakeup.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 enum { FUT_EMPTY = 0, FUT_PENDING = 1, FUT_WAITING = 2, FUT_DONE = 3 };

@@ -23,10 +23,15 @@
  * workers blocked in the condition wait; a request is owned by the queue
  * until a worker takes it, then by that worker until io_complete.
  */
-#include "kernel.h"
+#include "deadlock.h"
+#include "kthread.h"
 #include "io_internal.h"
 
+#include <cfa/runtime.h>
 #include <cfa/sleep.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include <errno.h>
 #include <poll.h>

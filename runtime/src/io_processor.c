@@ -13,14 +13,19 @@
  *   CFA_IO_ENTRIES=n        SQEs per ring, a power of two (default 256;
  *                           tiny rings exercise the full-ring paths)
  */
-#include "kernel.h"
+#include "processor.h"
+#include "ready_queue.h"
 #include "environment.h"
 #include "io_internal.h"
 #include "spinlock.h"
 #include "timer.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -86,10 +86,7 @@ void io_processor_fini(struct cfa_processor_state *p);
 bool io_idle(struct cfa_processor_state *p);
 void io_poll_periodic(struct io_context *io);
 
-/* Scheduling decisions between two polls of a busy processor: enough to
- * batch many submissions into one system call, few enough that a
- * completion waits at most a few tens of thread switches. */
-enum { IO_POLL_INTERVAL = 32 };
+enum { IO_POLL_INTERVAL = 32 }; /* decisions between two polls: docs/scheduler.md#tunables */
 
 static inline void io_tick(struct io_context *io)
 {

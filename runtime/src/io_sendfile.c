@@ -31,12 +31,13 @@
  *    goes to the fallback engine's pool, whose kernel thread blocks. The
  *    check is one fstat per call.
  */
-#include "kernel.h"
 #include "io_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 

@@ -8,11 +8,12 @@
  * (io_sendfile.c), and accept, which the fallback tries this way only on
  * an O_NONBLOCK socket. Both return the result or -errno.
  */
-#include "kernel.h"
 #include "io_internal.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/sendfile.h>
 #include <unistd.h>
 

@@ -27,11 +27,16 @@
  * processor's next poll. Requests are never dropped and nothing spins.
  */
 #include "context.h"
-#include "kernel.h"
+#include "invariant.h"
+#include "processor.h"
 #include "io_internal.h"
 #include "timer.h"
 
+#include <cfa/runtime.h>
 #include <cfa/sleep.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include <errno.h>
 #include <stdio.h>

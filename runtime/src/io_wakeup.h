@@ -23,10 +23,14 @@
 #ifndef CFA_IO_WAKEUP_H
 #define CFA_IO_WAKEUP_H
 
-#include "kernel.h"
+#include "deadlock.h"
+#include "thread_internal.h"
 #include "spinlock.h"
 
+#include <cfa/runtime.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 enum { WAKE_CLAIMED = 0x100 };
 

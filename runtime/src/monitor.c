@@ -48,12 +48,18 @@
  * open accept's acceptor owns the monitor, and an accept is claimed
  * (CLAIMED by a caller, or TAKEN by the acceptor itself) when handed off.
  */
-#include "kernel.h"
+#include "invariant.h"
+#include "monitor.h"
+#include "thread_internal.h"
 #include "spinlock.h"
 
 #include <cfa/monitor.h>
+#include <cfa/runtime.h>
 #include <cfa/sleep.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 const char cfa_join_function[] = "join";
 

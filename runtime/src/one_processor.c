@@ -22,9 +22,13 @@
  *    outside any window: its thread left the window, and every later test
  *    reads 0.
  */
-#include "kernel.h"
+#include "one_processor.h"
+#include "preemption.h"
+#include "processor.h"
 #include "spinlock.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <time.h>
 
 _Atomic unsigned char cfa_one_processor;

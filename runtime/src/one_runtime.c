@@ -10,9 +10,12 @@
  * whichever it is (a library's constructors run before the program's, a
  * dlopen'ed library's at the dlopen).
  */
-#include "kernel.h"
+#include "one_runtime.h"
 
+#include <cfa/runtime.h>
 #include <link.h>
+#include <stdbool.h>
+#include <string.h>
 
 #define RUNTIME_NOTE_NAME "cfa-lite"
 #define RUNTIME_NOTE_TYPE 1

@@ -30,14 +30,23 @@
  * take them for the program's own code (a switch in the middle of ASan's
  * fiber bookkeeping).
  */
-#include "kernel.h"
+#include "code_windows.h"
+#include "deadlock.h"
+#include "kthread.h"
+#include "preemption.h"
+#include "processor.h"
+#include "registry.h"
+#include "thread_internal.h"
 #include "environment.h"
 #include "context.h"
 
+#include <cfa/runtime.h>
 #include <cfa/testing.h>
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,65 +13,47 @@
  * cfa_processor_start returns once the new kernel thread has set its I/O
  * up; cfa_processor_stop, once it has left its loop and ended.
  */
-#include "kernel.h"
+#include "cache_aligned.h"
+#include "deadlock.h"
+#include "fault.h"
+#include "fork.h"
+#include "idle.h"
+#include "kthread.h"
+#include "one_processor.h"
+#include "processor.h"
+#include "ready_queue.h"
+#include "registry.h"
+#include "resize_lock.h"
+#include "thread_internal.h"
 #include "spinlock.h"
 #include "stack.h"
 #include "context.h"
 #include "io_processor.h"
 #include "io_wakeup.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* How long an idle processor keeps making cheap checks, after its
- * exhaustive search and before it commits to sleep, in TSC cycles (about
- * 1 us at 2.5 GHz): a thread made ready that soon is picked up with no
- * system call on either side. A time, not a count of rounds: a round's
- * cost depends on the CPU's `pause` and on the number of lanes. Short,
- * because a spin that ends in a sleep anyway takes its CPU from whoever
- * else could run there: with a load generator on the same two cores,
- * 85% of 5 us spins ended asleep and the server's p99 latency was
- * 1.10-1.18x nginx's, against 0.98-1.02x at 1 us or less, while no
- * benchmark of bench/sched, bench/stdlib or bench/io moved beyond its
- * noise between 0 and 5 us (docs/scheduler.md, "Idle"). */
-enum { IDLE_SPIN_TSC = 2560 };
-
-/* OS turns. A processor shares its CPU with other kernel threads: the
- * program's other processors, its own kernel threads, other programs (a
- * load generator, a database). Linux gives each runnable task a slice
- * (3 ms here) and, while the running task has slice left, a task woken on
- * the same CPU usually waits for it. A processor that always finds work
- * never blocks, so a task woken behind it waits a whole slice, and if it
- * is the other end of this program's I/O (the client of a server), its
- * answer waits too: serving a load generator on the same two cores, the
- * server's kernel threads ran 32 times a second for more than 1 ms at a
- * stretch, and tasks waited up to 2.8 ms for a CPU (perf sched); nginx's
- * workers, which block in epoll_wait between batches, never ran that long.
- *
- * So a processor that has run for a turn, OS_TURN_TSC (about 0.4 ms at
- * 2.5 GHz), without blocking calls sched_yield at its next scheduling
- * decision: Linux runs a task waiting for that CPU first, and returns at
- * once when none waits (one system call per 0.4 ms of work: nothing the
- * benchmarks see). A task that answers quickly (a client) gives the CPU
- * back soon. A task that computes keeps it for its whole slice: the
- * yield returns after OS_TURN_LONG_WAIT_TSC (about 1.7 ms) or more, and
- * yielding to such tasks every turn would leave the processor's own
- * threads waiting behind them (with three CPU hogs on the machine, 10,000
- * timed sleepers woke 350-415 ms late, against 23-39 ms without turns
- * and 9-34 ms with the back-off). After such a yield the processor does
- * not yield for OS_TURN_BACKOFF_TSC (about 110 ms), even if it blocks
- * meanwhile; then turns start again. (Serving a client on
- * the same cores, 87% of the yields returned within 0.1 ms and none after
- * more than 1.7 ms.) Measured: docs/scheduler.md, "OS turns". */
+/* OS turns (docs/preemption.md, "OS turns"): a processor that has run
+ * for OS_TURN_TSC without blocking calls sched_yield at its next
+ * scheduling decision, so a task woken behind it on the same CPU (the
+ * other end of this program's I/O) need not wait for its whole slice.
+ * After a yield that kept it off its CPU longer than
+ * OS_TURN_LONG_WAIT_TSC (the CPU went to a task that computes), it does
+ * not yield for OS_TURN_BACKOFF_TSC, even if it blocks meanwhile. */
 enum {
-    OS_TURN_TSC = 1u << 20,
-    OS_TURN_LONG_WAIT_TSC = 1u << 22,
-    OS_TURN_BACKOFF_TSC = 1u << 28,
+    OS_TURN_TSC = 1u << 20,           /* docs/scheduler.md#tunables */
+    OS_TURN_LONG_WAIT_TSC = 1u << 22, /* docs/scheduler.md#tunables */
+    OS_TURN_BACKOFF_TSC = 1u << 28,   /* docs/scheduler.md#tunables */
 };
 
 /* The kernel thread blocked: a new turn starts, unless the processor is
@@ -113,16 +95,6 @@ static void finish_post_action(struct cfa_processor_state *p, struct cfa_thread 
     }
 }
 
-/* Cheap: looks at the lanes' hints only (under our reader flag: the lane
- * arrays may be replaced by a resize otherwise). */
-static bool any_ready_hint(struct cfa_processor_state *p)
-{
-    ready_enter(p);
-    bool any = ready_queue_any(&p->cluster->state->ready);
-    ready_leave(p);
-    return any;
-}
-
 /* When the first thread in another processor's lanes that is still inside
  * the steal grace (ready_queue.c) may be stolen; 0 if there is none. */
 static uint64_t steal_grace_ends(struct cfa_processor_state *p)
@@ -133,12 +105,11 @@ static uint64_t steal_grace_ends(struct cfa_processor_state *p)
     return ends;
 }
 
-/* Idle: register, search everything, spin briefly, sleep (idle.h, steps
- * I1-I4). Returns a thread found on the way, or NULL to make the caller
- * look again. */
+/* Idle: wait out a steal grace, or go idle (idle.h, steps I1-I4).
+ * Returns a thread found on the way, or NULL to make the caller look
+ * again. */
 static struct cfa_thread *idle(struct cfa_processor_state *p)
 {
-    struct cfa_cluster_state *cs = p->cluster->state;
     uint64_t grace_ends = steal_grace_ends(p);
     if (grace_ends) {
         /* Its owner is likely to run it within the grace; if not, the
@@ -150,52 +121,11 @@ static struct cfa_thread *idle(struct cfa_processor_state *p)
             cpu_relax();
         return NULL;
     }
-    if (io_idle(p))
-        return NULL; /* I/O or timers made threads ready: look again */
-    IDLE_TEST_HOOK(CFA_STEP_POLLED);
-    if (!idle_try_register(&cs->idle, &p->sleeper)) { /* I1 */
-        cpu_relax(); /* others are entering or leaving idle: search again */
-        return NULL;
-    }
-    IDLE_TEST_HOOK(CFA_STEP_REGISTERED);
-    struct cfa_thread *t = ready_pop_exhaustive(p); /* I2 */
-    if (!t && !atomic_load(&p->terminate)) {
-        IDLE_TEST_HOOK(CFA_STEP_SEARCHED);
-        uint64_t spin_ends = __builtin_ia32_rdtsc() + IDLE_SPIN_TSC;
-        bool woken;
-        while (!(woken = idle_notified(&p->sleeper) || any_ready_hint(p) || io_completion_hint(p->io) ||
-                         atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&
-               __builtin_ia32_rdtsc() < spin_ends)
-            cpu_relax();
-        if (!woken && idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p)) /* I3 */
-            os_turn_restart(p);
-        IDLE_TEST_HOOK(CFA_STEP_WOKEN);
-    }
-    idle_unregister(&cs->idle, &p->sleeper); /* I4 */
-    IDLE_TEST_HOOK(CFA_STEP_UNREGISTERED);
+    bool blocked = false;
+    struct cfa_thread *t = idle_search_then_sleep(p, &blocked);
+    if (blocked)
+        os_turn_restart(p);
     return t;
-}
-
-/* Step I5 (idle.h), out of line: p went idle and now holds a thread. The
- * notifiers that found `first` NULL while p was being woken counted on p,
- * and so did the pushes its io_idle held (p may have taken another
- * thread). p takes one thread; if a lane may still hold one and another
- * processor is idle, wake it, which passes the duty on in turn. Without
- * this, a burst of pushes from another cluster wakes one processor, which
- * takes the first thread; if that thread never yields (preemption off),
- * the rest wait in the lanes while the other processors sleep. */
-static __attribute__((noinline)) void idle_pass_on(struct cfa_processor_state *p)
-{
-    struct cfa_cluster_state *cs = p->cluster->state;
-    IDLE_TEST_HOOK(CFA_STEP_PASS_ON);
-    /* The republished `first` (I4) before the lanes: see ready_queue_may_hold. */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (!atomic_load_explicit(&cs->idle.first, memory_order_relaxed))
-        return; /* nobody idle, or a notifier took the top: that one passes on */
-    ready_enter(p);
-    if (ready_queue_may_hold(&cs->ready))
-        idle_notify(&cs->idle);
-    ready_leave(p);
 }
 
 /* Out of line: once a turn. Returns the TSC when the CPU came back. Only

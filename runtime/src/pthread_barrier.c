@@ -10,7 +10,10 @@
  */
 #include "pthread_wait.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 
 PT_UNIT(barrier);
 

@@ -33,6 +33,11 @@
 #include "pthread_mutex.h"
 
 #include <cfa/test_hook.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #include <stddef.h>
 

@@ -4,6 +4,7 @@
  * one, comes first: the sanitizer must see these threads and locks. */
 #include "pthread_wait.h"
 
+#include <pthread.h>
 #include <signal.h>
 
 PT_INTERCEPTOR(int, pthread_create, pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);

@@ -13,9 +13,16 @@
  * PTHREAD_DESTRUCTOR_ITERATIONS rounds while values remain (POSIX).
  */
 #include "pthread_wait.h"
+#include "pthread_key.h"
+#include "processor.h"
 
+#include <cfa/runtime.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 PT_UNIT(key);
 

@@ -41,7 +41,12 @@
 #include "pthread_mutex.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 PT_UNIT(mutex);
 

@@ -17,7 +17,12 @@
 #include "pthread_wait.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 PT_UNIT(rwlock);
 

@@ -17,7 +17,11 @@
 
 #include <limits.h>
 #include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 PT_UNIT(sem);
 

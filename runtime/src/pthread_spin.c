@@ -8,6 +8,8 @@
  * lock is one word, so it also works between processes.
  */
 #include "pthread_wait.h"
+#include <pthread.h>
+#include <stdatomic.h>
 
 PT_UNIT(spin);
 

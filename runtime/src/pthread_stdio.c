@@ -15,6 +15,9 @@
  */
 #include "pthread_wait.h"
 
+#include <cfa/runtime.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 

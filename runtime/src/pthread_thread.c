@@ -20,14 +20,25 @@
  * `claim` makes join and detach exclusive: JOINABLE -> JOINED or DETACHED.
  */
 #include "pthread_wait.h"
+#include "cluster.h"
+#include "fork.h"
+#include "kthread.h"
+#include "pthread_key.h"
+#include "resize_lock.h"
 #include "stack.h"
 
+#include <cfa/runtime.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 PT_UNIT(thread);

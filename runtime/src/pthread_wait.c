@@ -2,9 +2,13 @@
  * objects (the protocol is in pthread_wait.h). */
 #include "pthread_wait.h"
 
+#include <cfa/runtime.h>
 #include <dlfcn.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

@@ -44,9 +44,9 @@
 /* The files that include this one define the interposed functions: the
  * pthread names keep their meaning here (kthread.h). */
 #define CFA_PTHREAD_INTERPOSED
-#include "kernel.h"
 
 #include <cfa/internal/queue.h>
+#include <cfa/runtime.h>
 #include <errno.h>
 #include <stdint.h>
 #include <time.h>

@@ -11,80 +11,39 @@
  *          2. the older of the processor's own lanes;
  *          3. stealing: a few random lanes;
  *   search every lane under its lock (idle processors only);
- *   resize under the writer side of the resizing lock.
+ *   resize under the writer side of the resizing lock (resize_lock.h).
  *
  * Compile with -DCFA_NO_HELPING for the classic work-stealing baseline
  * (no step 1) that the benchmarks compare against.
  */
 #include "ready_queue.h"
-#include "kernel.h"
-#include "rwlock.h"
+#include "cluster.h"
+#include "idle.h"
+#include "invariant.h"
+#include "processor.h"
+#include "resize_lock.h"
 #include "topology.h"
 
+#include <cfa/runtime.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Tunables. The thesis finds that only their order of magnitude matters
- * (4.4, 4.4.2). */
+/* Tunables: what each trades off and how its value was chosen is in
+ * docs/scheduler.md, "Tunables". The thesis finds that only their order of
+ * magnitude matters (4.4, 4.4.2). */
 enum {
-    /* A pop with no target draws one with probability 1/HELP_ONE_IN; the
-     * next pop examines it (and draws none): one pop in nine looks at a
-     * remote lane. Each look reads a line another processor keeps
-     * rewriting; at one in three (the thesis's "half of the dequeues" with
-     * our alternation) cycle on 2 processors runs at 0.5-0.7 of the
-     * no-helping baseline on a 2-CPU VM, at one in nine near 0.9, and the
-     * Transfer benchmark still completes. */
-    HELP_ONE_IN = 8,
-    /* ...adapted per processor: each examination that declines doubles
-     * the processor's 1-in-N (up to HELP_ONE_IN_MAX), each help brings it
-     * back to HELP_ONE_IN. Declined examinations are the pure cost of
-     * helping (a remote line read, and the owner's next write to it): in
-     * the symmetric benchmarks nearly every one declines, and at 1 in 9
-     * they cost 0.65-0.75 of the baseline's throughput on 2 processors of
-     * a VM whose cores pass a cache line in ~100 ns. A
-     * starved lane is still examined within ~HELP_ONE_IN_MAX pops, and
-     * once helping pays it goes at full rate (Transfer). */
-    HELP_ONE_IN_MAX = 256,
-    /* Help only when the target's head has waited HELP_BIAS times longer
-     * than the local lanes' expected wait: short bursts of unfairness
-     * (a cache miss, a page fault, a descheduled kernel thread) are not
-     * worth a migration. 2 migrated often in the symmetric Cycle
-     * benchmark; 8 rarely (0.7% of pops), while a starved lane's age grows
-     * without bound and is helped all the same. With Cycle at one token per
-     * ring and each processor's rings started on it, the remaining helps
-     * come from VM stalls (a vCPU descheduled for tens of microseconds),
-     * each moving a whole ring. 64 rather than 8 takes Transfer's latency
-     * from 150-250 us to about 1 ms. */
-    HELP_BIAS = 8,
-    /* ...and only when that wait exceeds this many TSC cycles (about 100
-     * us at 2.6 GHz), however small the local wait, because a help whose
-     * lane was aged by a vCPU stall costs 300-700 us of lost work: the
-     * helped thread wakes the rest of its ring onto the helper (unpark is
-     * local), so each help migrates a ring, and the rings flow back on
-     * the next stall the other way (~800 such helps/s take Cycle on 2
-     * processors to 0.63-0.67 of the baseline, against 0.95 for examining
-     * without helping). Stalls rarely outlast 100 us; a lane starved by a
-     * thread that will not yield ages without bound and is still helped,
-     * ~100 us later (Transfer yield: 160 us without the floor, 240 us
-     * with 77 us, 390 us with 154 us). */
-    HELP_FLOOR_TSC = 1u << 18,
-    /* A target in another cache instance is redrawn this many times. */
-    CACHE_REDRAWS = 2,
-    /* Weight 1/2^EMA_SHIFT of the newest wait in a lane's moving average. */
-    EMA_SHIFT = 3,
-    /* Random lanes tried before an empty-handed pop gives up. */
-    STEAL_TRIES = 8,
-    /* A thread made ready less than this many TSC cycles ago (about 3 us
-     * at 2.5-3 GHz) is not stolen: its waker usually blocks right after
-     * making it ready (a channel or monitor hand-off), and its own
-     * processor then runs it with both threads' data still in its cache.
-     * Stolen at once, every hand-off of a pair crosses cores and costs an
-     * idle processor's wake-up (channel ping-pong on 2 processors ran at
-     * 0.7x Go, whose runnext slot has the same grace). Past the grace the
-     * thread is stolen as before, so none waits longer than that for an
-     * idle processor. */
-    STEAL_GRACE_TSC = 8192,
+    HELP_ONE_IN = 8,            /* docs/scheduler.md#tunables */
+    HELP_ONE_IN_MAX = 256,      /* docs/scheduler.md#tunables */
+    HELP_BIAS = 8,              /* docs/scheduler.md#tunables */
+    HELP_FLOOR_TSC = 1u << 18,  /* docs/scheduler.md#tunables */
+    CACHE_REDRAWS = 2,          /* docs/scheduler.md#tunables */
+    EMA_SHIFT = 3,              /* docs/scheduler.md#tunables */
+    STEAL_TRIES = 8,            /* docs/scheduler.md#tunables */
+    STEAL_GRACE_TSC = 8192,     /* docs/scheduler.md#tunables */
 };
 #define NO_TARGET UINT32_MAX
 
@@ -512,33 +471,6 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
 
 /* ---- resizing ---------------------------------------------------------- */
 
-static void write_lock(struct ready_queue *q)
-{
-    spin_lock(&q->write_lock);
-    for (unsigned i = 0; i < q->nreaders; i++)
-        spin_lock(&q->readers[i]->rq.read_lock);
-    spin_lock(&q->external_lock);
-}
-
-/* The writer side is held: the global flag, the external flag and the
- * flags of the first `nreaders` readers (the running processors). */
-static inline void check_writer(struct ready_queue *q, unsigned nreaders)
-{
-    cfa_assert("resize lock: the writer holds the global and external flags",
-               atomic_load(&q->write_lock) == 1 && atomic_load(&q->external_lock) == 1);
-    for (unsigned r = 0; r < nreaders; r++)
-        cfa_assert("resize lock: the writer holds every reader flag",
-                   atomic_load(&q->readers[r]->rq.read_lock) == 1);
-}
-
-static void write_unlock(struct ready_queue *q, unsigned nreaders, struct cfa_processor_state **readers)
-{
-    spin_unlock(&q->external_lock);
-    for (unsigned i = 0; i < nreaders; i++)
-        spin_unlock(&readers[i]->rq.read_lock);
-    spin_unlock(&q->write_lock);
-}
-
 static void *alloc_lanes(unsigned count, size_t size, size_t align)
 {
     void *a = aligned_alloc(align, count * size);
@@ -611,7 +543,7 @@ void ready_queue_fini(struct ready_queue *q)
 void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
 {
     struct ready_queue *q = &cs->ready;
-    write_lock(q);
+    resize_write_lock(q);
     unsigned n = q->nreaders + 1;
     struct cfa_processor_state **readers = realloc(q->readers, n * sizeof *readers);
     if (!readers)
@@ -622,7 +554,7 @@ void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processo
     q->readers = readers;
     q->nreaders = n;
     unsigned count = n * SHARD_FACTOR;
-    check_writer(q, old_n);
+    resize_check_writer(q, old_n);
     if (count > q->count) {
         unsigned source[count];
         for (unsigned i = 0; i < count; i++)
@@ -638,7 +570,7 @@ void ready_queue_add_processor(struct cfa_cluster_state *cs, struct cfa_processo
     if (!p->rq.rng)
         p->rq.rng = 1;
     /* p's own flag was not taken: it is not running yet. */
-    write_unlock(q, old_n, old_readers);
+    resize_write_unlock(q, old_n, old_readers);
     /* Cache-aware helping matters from the second processor on; hwloc is
      * slow to load, so never under the lock, and never for one processor. */
     if (n >= 2)
@@ -670,7 +602,7 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
 void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_processor_state *p)
 {
     struct ready_queue *q = &cs->ready;
-    write_lock(q);
+    resize_write_lock(q);
     unsigned n = q->nreaders, k = p->rq.index;
     struct cfa_processor_state *last = q->readers[n - 1];
     unsigned remaining = n - 1;
@@ -682,7 +614,7 @@ void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_proce
         for (unsigned s = 0; s < SHARD_FACTOR; s++)
             source[j * SHARD_FACTOR + s] = owner * SHARD_FACTOR + s;
     }
-    check_writer(q, n);
+    resize_check_writer(q, n);
     rebuild_lanes(q, count, source);
     /* The leaver's processor flag stays taken: it is gone. */
     struct cfa_processor_state *unlock[n];
@@ -702,7 +634,7 @@ void ready_queue_remove_processor(struct cfa_cluster_state *cs, struct cfa_proce
     stats_add(&q->retired, &p->rq.stats);
     idle_unregister(&cs->idle, &p->sleeper);
     idle_sleeper_fini(&p->sleeper);
-    write_unlock(q, nunlock, unlock);
+    resize_write_unlock(q, nunlock, unlock);
     /* The leaver's lanes may hold a thread whose push woke nobody
      * (ready_hold_notify: the leaver meant to run it): now another
      * processor must. */
@@ -773,5 +705,3 @@ void ready_queue_cache_spread(struct ready_queue *q, unsigned *instances, unsign
     }
 }
 
-void ready_queue_enter_external(struct ready_queue *q) { rw_read_lock(&q->write_lock, &q->external_lock); }
-void ready_queue_leave_external(struct ready_queue *q) { rw_read_unlock(&q->external_lock); }

@@ -10,7 +10,8 @@
  *
  * Invariants:
  *  - every array here (lanes, hints, readers) is read only under a reader
- *    flag of the resizing lock (rwlock.h) and replaced only by its writer;
+ *    flag of the resizing lock (resize_lock.h:
+ *    ready_enter, ready_queue_enter_external) and replaced only by its writer;
  *  - a lane's head_stamp is the ready_stamp of its head thread, 0 when
  *    empty; each thread in a lane carries the stamp of the one behind it
  *    (next_ready_stamp), so a pop never touches the next thread;
@@ -47,9 +48,7 @@ struct cfa_cluster_state;
     atomic_store_explicit(&(counter), atomic_load_explicit(&(counter), memory_order_relaxed) + (n), \
                           memory_order_relaxed)
 
-/* Lanes per processor. Two gives a pushing and a popping processor of the
- * same lanes a second choice when the first try-lock fails (thesis 4.2). */
-enum { SHARD_FACTOR = 2 };
+enum { SHARD_FACTOR = 2 }; /* lanes per processor: docs/scheduler.md#tunables */
 
 struct lane {
     _Atomic int        lock;
@@ -69,7 +68,7 @@ struct lane_hint {
 
 /* A processor's private scheduling state. */
 struct ready_local {
-    _Atomic int read_lock;   /* this processor's reader flag */
+    _Atomic int read_lock;   /* this processor's reader flag (resize_lock.h) */
     unsigned    read_depth;  /* nesting of ready_enter on this processor */
     unsigned    index;       /* position among the cluster's processors */
     unsigned    target;      /* lane chosen for helping at the next pop */
@@ -98,7 +97,7 @@ struct ready_local {
 } __attribute__((aligned(64)));
 
 struct ready_queue {
-    _Atomic int       write_lock;
+    _Atomic int       write_lock;     /* the resize lock's global flag (resize_lock.h) */
     _Atomic int       external_lock;  /* reader flag for pushes from outside */
     struct lane      *lanes;
     struct lane_hint *hints;
@@ -115,12 +114,6 @@ enum push_where {
 
 void ready_queue_init(struct ready_queue *q);
 void ready_queue_fini(struct ready_queue *q);
-
-/* A processor's reader section, re-entrant: the scheduling loop holds it
- * across a post action and the next pop, so a yield takes the reader
- * flag once, not twice. Never held while blocking. */
-static inline void ready_enter(struct cfa_processor_state *p);
-static inline void ready_leave(struct cfa_processor_state *p);
 
 /* Makes t ready in its cluster (t->ready_stamp already set); wakes an idle
  * processor of that cluster if there is one. Callable from any kernel
@@ -176,18 +169,13 @@ uint64_t ready_queue_grace_ends(struct cfa_processor_state *p, uint64_t now);
 bool ready_queue_any(struct ready_queue *q);
 
 /* Whether a lane may hold a thread: its hint stamp is set, or its lock is
- * held (a push may be under way). For the idle pass-on (processor.c),
+ * held (a push may be under way). For the idle pass-on (idle.c),
  * after a full fence: a push whose notifier read `first` before that
  * processor republished it has taken its lane's lock by then (x86: the
  * lock's exchange is globally ordered before the notifier's load), so it
  * is seen either as the held lock or, once released, as the hint stored
  * before the release. Call in a reader section. */
 bool ready_queue_may_hold(struct ready_queue *q);
-
-/* A reader section for code outside the cluster's processors that must
- * not overlap a resize (processor stop). */
-void ready_queue_enter_external(struct ready_queue *q);
-void ready_queue_leave_external(struct ready_queue *q);
 
 /* Sum of the counters of live and retired processors. */
 void ready_queue_stats(struct ready_queue *q, struct ready_stats *out);

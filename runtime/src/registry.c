@@ -9,8 +9,14 @@
  * (`signalable`).
  */
 #include "all_list.h"
-#include "kernel.h"
+#include "kthread.h"
+#include "one_processor.h"
+#include "processor.h"
+#include "registry.h"
 #include "spinlock.h"
+#include <cfa/runtime.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 static _Atomic int threads_lock;
 static struct cfa_thread *threads;

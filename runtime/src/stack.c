@@ -41,11 +41,16 @@
  */
 #include "stack.h"
 #include "context.h"
-#include "kernel.h"
+#include "processor.h"
+#include "thread_internal.h"
 #include "environment.h"
 #include "spinlock.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,12 +65,12 @@
 #endif
 
 enum {
-    MIN_STACK = 16 * 1024,
-    REGION_SLOTS = 256,
-    WARM_LIMIT = 1024,
-    TRIM_BATCH = 64,
-    CACHE_LIMIT = 8,
-    CANARY_BYTES = 64,
+    MIN_STACK = 16 * 1024, /* docs/scheduler.md#tunables */
+    REGION_SLOTS = 256,    /* docs/scheduler.md#tunables */
+    WARM_LIMIT = 1024,     /* docs/scheduler.md#tunables */
+    TRIM_BATCH = 64,       /* docs/scheduler.md#tunables */
+    CACHE_LIMIT = 8,       /* docs/scheduler.md#tunables */
+    CANARY_BYTES = 64,     /* docs/scheduler.md#tunables */
     MPROTECT_MAPS = 2, /* a guard splits a mapping: guard and the rest */
 };
 

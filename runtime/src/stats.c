@@ -4,10 +4,17 @@
  * paths); they are summed at exit without stopping anyone, so a count may
  * be off by the operations in flight at that instant.
  */
-#include "kernel.h"
+#include "cluster.h"
+#include "preemption.h"
+#include "processor.h"
+#include "ready_queue.h"
+#include "registry.h"
+#include "stats.h"
 #include "environment.h"
 #include "stack.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,13 +17,24 @@
  *    READY -> READY would put the thread in two queues. The debug build
  *    checks every transition (thread_check_transition).
  */
-#include "kernel.h"
+#include "fork.h"
+#include "invariant.h"
+#include "monitor.h"
+#include "processor.h"
+#include "pthread_key.h"
+#include "ready_queue.h"
+#include "registry.h"
+#include "thread_internal.h"
 #include "context.h"
 #include "forkjoin.h"
 #include "spinlock.h"
 #include "stack.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 static _Atomic uint64_t next_thread_id = 1;
@@ -231,7 +242,7 @@ void cfa_unpark(struct cfa_thread *t)
  * through the queue, so a pair of threads handing off to each other
  * cannot keep a processor's lanes waiting (Tokio bounds its LIFO slot the
  * same way; Go's runnext inherits the time slice instead). */
-enum { RUN_NEXT_STREAK = 16 };
+enum { RUN_NEXT_STREAK = 16 }; /* docs/scheduler.md#tunables */
 
 void thread_unpark_before_blocking(struct cfa_thread *t)
 {

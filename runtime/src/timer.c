@@ -24,12 +24,17 @@
  * The debug build checks the heap order and every heap_index at each
  * republication (check_heap; O(n) per change, debug only).
  */
-#include "kernel.h"
+#include "invariant.h"
+#include "thread_internal.h"
 #include "io_wakeup.h"
 #include "spinlock.h"
 #include "timer.h"
 
+#include <cfa/runtime.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 

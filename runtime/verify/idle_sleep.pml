@@ -1,14 +1,15 @@
 /* idle_sleep.pml: the idle-sleep / wake-up protocol of one cluster
- * (docs/scheduler.md, "Idle sleep"), checked exhaustively by SPIN.
+ * (docs/idle-sleep.md), checked exhaustively by SPIN.
  *
  * What it models, each step named after the C it stands for and numbered
- * as the protocol's steps (idle.h, docs/scheduler.md: I1-I5, N1-N2):
+ * as the protocol's steps (idle.h, docs/idle-sleep.md: I1-I5, N1-N2):
  *   Processor  processor_loop and idle() (runtime/src/processor.c),
- *              idle_try_register / idle_sleep / idle_unregister
- *              (runtime/src/idle.c), ready_pop / ready_pop_exhaustive
+ *              idle_search_then_sleep with idle_try_register /
+ *              idle_sleep / idle_unregister (runtime/src/idle.c),
+ *              ready_pop / ready_pop_exhaustive
  *              (runtime/src/ready_queue.c), io_idle (io_processor.c) with
  *              ready_hold_notify / ready_release_notify, and the pass-on
- *              after leaving idle (idle_pass_on, processor.c);
+ *              after leaving idle (idle_pass_on, idle.c);
  *   Notifier   a thread of ANOTHER cluster making threads of this one
  *              ready: ready_push's append, then idle_notify (idle.h,
  *              idle.c: idle_notify_slow, wake_sleeper);
@@ -28,7 +29,7 @@
  *
  * Memory: SPIN interleaves whole statements (sequential consistency). The
  * C code gets that order where the protocol needs it from its fences and
- * lock RMWs (idle.h and docs/scheduler.md say which, for x86-TSO).
+ * lock RMWs (idle.h and docs/idle-sleep.md say which, for x86-TSO).
  *
  * Parameters (spin -D...): NP processors (2-3), NN notifiers (1-2), PUSH
  * threads per notifier, NIO I/O completions, TIMER (0/1), MAXRUNS.
@@ -183,7 +184,7 @@ look:
     atomic { TRY_POP; if :: got -> goto running :: else -> skip fi };  /* processor_loop: ready_pop */
 
 idle:
-    /* idle() -> io_idle: reaps completions and services the timer heap;
+    /* idle_search_then_sleep -> io_idle: reaps completions and services the timer heap;
      * the threads they make ready go to this processor's lane and notify
      * nobody (ready_hold_notify) */
     atomic {
@@ -200,7 +201,7 @@ idle:
     fi;
     atomic {
         if
-        :: held > 0 -> held = 0; goto look    /* io_idle returned true: idle() returns NULL, pop again */
+        :: held > 0 -> held = 0; goto look    /* io_idle returned true: idle_search_then_sleep returns NULL, pop again */
         :: else -> skip
         fi;
         if                                     /* io_idle: io_ring_arm for the earliest timer */
@@ -221,7 +222,7 @@ idle:
     :: atomic { i == NP -> i = 0; break }
     od;
 
-    /* idle(): the spin's cheap checks (notified? a hint? a completion?),
+    /* idle_search_then_sleep: the spin's cheap checks (notified? a hint? a completion?),
      * any of which ends it; or it runs out */
     if
     :: atomic { state[me] == AWAKE -> goto unregister }

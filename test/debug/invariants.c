@@ -24,9 +24,9 @@
 //
 // LANE-HOLDER: cfa-lite: invariant 'lane lock held by the pusher' broken in thread 'main' (0x{{[0-9a-f]+}}) at ready_queue.c:{{[0-9]+}}
 // LANE-STAMP: cfa-lite: invariant 'lane head_stamp is its head's ready stamp (0 when empty)' broken in thread 'scheduler' (0x{{[0-9a-f]+}}) at ready_queue.c:{{[0-9]+}}
-// ONE-QUEUE: cfa-lite: invariant 'a thread is in at most one queue' broken in thread 'main' (0x{{[0-9a-f]+}}) at kernel.h:{{[0-9]+}}
-// THREAD-STATE: cfa-lite: invariant 'thread state machine: HALTED -> READY is not a transition' broken in thread 'main' (0x{{[0-9a-f]+}}) at kernel.h:{{[0-9]+}}
-// RESIZE-LOCK: cfa-lite: invariant 'resize lock: a reader section is left only after it was entered' broken in thread 'main' (0x{{[0-9a-f]+}}) at kernel.h:{{[0-9]+}}
+// ONE-QUEUE: cfa-lite: invariant 'a thread is in at most one queue' broken in thread 'main' (0x{{[0-9a-f]+}}) at thread_internal.h:{{[0-9]+}}
+// THREAD-STATE: cfa-lite: invariant 'thread state machine: HALTED -> READY is not a transition' broken in thread 'main' (0x{{[0-9a-f]+}}) at thread_internal.h:{{[0-9]+}}
+// RESIZE-LOCK: cfa-lite: invariant 'resize lock: a reader section is left only after it was entered' broken in thread 'main' (0x{{[0-9a-f]+}}) at resize_lock.h:{{[0-9]+}}
 // IDLE-STACK: cfa-lite: invariant 'a processor is on its cluster's idle stack at most once' broken in thread 'main' (0x{{[0-9a-f]+}}) at idle.c:{{[0-9]+}}
 // IDLE-BENAPHORE: cfa-lite: invariant 'idle benaphore: a processor registers only while awake or searching' broken in thread 'main' (0x{{[0-9a-f]+}}) at idle.c:{{[0-9]+}}
 // MONITOR-OWNER: cfa-lite: invariant 'a waiting thread owns every monitor of its mutex call' broken in thread 'main' (0x{{[0-9a-f]+}}) at monitor.c:{{[0-9]+}}

@@ -1,0 +1,49 @@
+/* thread_internal.h: thread.c's API inside the runtime: switching a
+ * thread out with a post action (processor.h says why), making a thread
+ * ready, and the state machine the debug build checks.
+ *
+ * A thread enters a lane only through thread_make_ready*: its state is
+ * READY and its ready_stamp set before the push, so a processor that pops
+ * it finds both.
+ */
+#ifndef CFA_THREAD_INTERNAL_H
+#define CFA_THREAD_INTERNAL_H
+
+#include <cfa/runtime.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "processor.h"
+#include "ready_queue.h"
+
+static inline struct cfa_thread *this_thread(void) { return cfa_this_thread(); }
+
+void schedule_out(struct cfa_thread *t, enum post_action action);
+/* The debug build checks every change of a thread's state against the
+ * state machine of thread.c (just before the change). */
+#ifdef CFA_DEBUG
+void thread_check_transition(struct cfa_thread *t, int to, const char *file, int line);
+#define THREAD_TRANSITION(t, to) thread_check_transition((t), (to), __FILE_NAME__, __LINE__)
+#else
+#define THREAD_TRANSITION(t, to) ((void)0)
+#endif
+void thread_halted(struct cfa_thread *t);
+/* `stamp`: the TSC now, or a reading the caller took a moment ago (the
+ * scheduling loop reads it once per iteration: rdtsc costs 15 ns in some
+ * virtual machines). */
+static inline void thread_make_ready_at(struct cfa_thread *t, enum push_where where, uint64_t stamp)
+{
+    THREAD_TRANSITION(t, CFA_THREAD_READY);
+    t->ready_stamp = stamp;
+    atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
+    ready_push(t, where);
+}
+static inline void thread_make_ready(struct cfa_thread *t, enum push_where where)
+{
+    thread_make_ready_at(t, where, __builtin_ia32_rdtsc());
+}
+/* Unparks t for a caller that blocks right after: t runs next on this
+ * processor, without a trip through the ready queue (thread.c). */
+void thread_unpark_before_blocking(struct cfa_thread *t);
+
+#endif
