@@ -35,6 +35,7 @@ enum cfa_test_step {
     CFA_STEP_FIBER_SWITCH, /* ThreadSanitizer builds only: about to switch TSan's fiber (context.h) */
     CFA_STEP_FIBER_CREATED, /* ThreadSanitizer builds only: a context's TSan fiber was just created */
     CFA_STEP_FIBER_DESTROY, /* ThreadSanitizer builds only: about to destroy a context's TSan fiber */
+    CFA_STEP_PROCESSOR_LEFT, /* a processor's kernel thread left its loop; about to tear the processor down */
 };
 
 void cfa_test_hook(enum cfa_test_step step) __attribute__((weak));
