@@ -71,7 +71,7 @@ void context_forget(struct cfa_coroutine *c);
  * (FiberCreate, FiberDestroy in tsan_rtl_thread.cpp). A signal arriving
  * then would wait in a fiber that has not started, or be lost with the
  * dying one (a server's SIGTERM, sent while its connection threads end:
- * each halt destroys a fiber, test/runtime/signal_at_fiber_lifetime.c).
+ * each halt destroys a fiber, test/runtime/signal_in_thread.c).
  * So every call that
  * changes TSan's current fiber (context_announce, context_prime,
  * context_forget) runs between these two:
