@@ -33,8 +33,14 @@ void context_prime(struct cfa_coroutine *c, void (*entry)(void *), void *arg)
     };
     c->ctx.sp = f;
 #ifdef CFA_TSAN
-    if (!c->sanitizer_fiber)
+    if (!c->sanitizer_fiber) {
+        sigset_t old;
+        tsan_signals_hold(&old); /* see context.h */
         c->sanitizer_fiber = __tsan_create_fiber(0);
+        if (cfa_test_hook)
+            cfa_test_hook(CFA_STEP_FIBER_CREATED);
+        tsan_signals_release(&old);
+    }
 #endif
 }
 
@@ -59,7 +65,12 @@ void context_forget(struct cfa_coroutine *c)
 {
 #ifdef CFA_TSAN
     if (c->sanitizer_fiber) {
+        sigset_t old;
+        tsan_signals_hold(&old); /* see context.h */
+        if (cfa_test_hook)
+            cfa_test_hook(CFA_STEP_FIBER_DESTROY);
         __tsan_destroy_fiber(c->sanitizer_fiber);
+        tsan_signals_release(&old);
         c->sanitizer_fiber = NULL;
     }
 #else

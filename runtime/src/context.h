@@ -61,6 +61,42 @@ void context_adopt_native(struct cfa_coroutine *c);
 /* Releases sanitizer state of a context that will never run again. */
 void context_forget(struct cfa_coroutine *c);
 
+#ifdef CFA_TSAN
+/* Signals and TSan's fibers. TSan keeps a signal that arrives outside a
+ * blocking call in the state of its current fiber and runs the handler at
+ * that fiber's next intercepted call or atomic operation; a fiber that
+ * never runs again never runs it, and one TSan has finished drops it. Its
+ * current fiber changes not only at a switch: creating a fiber and
+ * destroying one make the new or dying fiber current for a moment
+ * (FiberCreate, FiberDestroy in tsan_rtl_thread.cpp). A signal arriving
+ * then would wait in a fiber that has not started, or be lost with the
+ * dying one (a server's SIGTERM, sent while its connection threads end:
+ * each halt destroys a fiber, test/runtime/signal_in_thread.c).
+ * So every call that
+ * changes TSan's current fiber (context_announce, context_prime,
+ * context_forget) runs between these two:
+ *   1. hold: block every signal; the interceptor's exit runs the handlers
+ *      of the signals the running context's fiber holds;
+ *   2. the call; a signal arriving now waits in the kernel;
+ *   3. release: restore the mask; a waiting signal is delivered now, to
+ *      the fiber of the context running from here on, whose next
+ *      interceptor (this one's exit) or atomic runs it.
+ * Invariant: a signal is delivered only while TSan's current fiber is the
+ * running context's, and a fiber leaves or dies with no signal held.
+ * Always inlined, like context_announce. */
+static inline __attribute__((always_inline)) void tsan_signals_hold(sigset_t *old)
+{
+    sigset_t every;
+    sigfillset(&every);
+    pthread_sigmask(SIG_SETMASK, &every, old);
+}
+
+static inline __attribute__((always_inline)) void tsan_signals_release(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+#endif
+
 /* Tells the sanitizers that `to` is about to run: ASan its stack bounds
  * (and, unless fake_stack is NULL, where to save the leaving context's fake
  * stack: NULL says the leaving context never runs again), TSan its fiber.
@@ -74,25 +110,12 @@ static inline __attribute__((always_inline)) void context_announce(struct cfa_co
                                    to->stack.map_size - to->stack.guard);
 #endif
 #ifdef CFA_TSAN
-    /* Signals across TSan's fiber switch. TSan keeps a signal that arrives
-     * outside a blocking call in the running fiber's state and runs its
-     * handler at that fiber's next intercepted call or atomic operation.
-     * One that arrived during the switch stayed with the leaving fiber:
-     * until it ran again, or for ever if it had halted (a server's SIGTERM
-     * lost while its connection threads ended). So:
-     *   1. block every signal; the interceptor's exit runs the handlers of
-     *      the signals the leaving fiber holds;
-     *   2. switch the fiber; a signal arriving now waits in the kernel;
-     *   3. restore the mask: a waiting signal is delivered now, in the
-     *      arriving fiber, whose next interceptor or atomic runs it.
-     * Invariant: a fiber leaves with no signal held in TSan's state. */
-    sigset_t every, old;
-    sigfillset(&every);
-    pthread_sigmask(SIG_SETMASK, &every, &old);
+    sigset_t old;
+    tsan_signals_hold(&old);
     if (cfa_test_hook)
         cfa_test_hook(CFA_STEP_FIBER_SWITCH);
     __tsan_switch_to_fiber(to->sanitizer_fiber, 0);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    tsan_signals_release(&old);
 #endif
     (void)to; (void)fake_stack;
 }

@@ -326,7 +326,7 @@ static void start(void)
         cfa_fatal("cannot set the I/O fallback up: %s", strerror(errno));
     pthread_t kt;
     runtime_kthread_enter(); /* the poller never leaves; counted before it exists */
-    int err = pthread_create(&kt, NULL, poller, NULL);
+    int err = kthread_create_helper(&kt, NULL, poller, NULL);
     if (err)
         cfa_fatal("cannot start the I/O fallback's poller: %s", strerror(err));
     pthread_detach(kt);

@@ -149,7 +149,7 @@ void pool_submit(io_future *f)
         pthread_attr_setstacksize(&attr, 256 * 1024); /* sanitizers need room */
         pthread_t kt;
         runtime_kthread_enter(); /* before it exists: see processor.c */
-        int err = pthread_create(&kt, &attr, worker, NULL);
+        int err = kthread_create_helper(&kt, &attr, worker, NULL);
         pthread_attr_destroy(&attr);
         if (err)
             cfa_fatal("cannot start an I/O pool thread: %s", strerror(err));

@@ -15,6 +15,17 @@
 #include <cfa/kernel_thread.h>
 #include <pthread.h>
 
+/* Starts one of the runtime's helper kernel threads (the preemption
+ * ticker, the I/O poller, an I/O pool worker) with every signal blocked.
+ * They run no program code, so a process signal goes to a processor or to
+ * a kernel thread of the program's own, never to a helper; in particular
+ * never to one that is ending (an I/O pool worker after its idle time):
+ * ThreadSanitizer drops a signal delivered to a kernel thread it has
+ * already finished (its SigCtx is gone, rtl_generic_sighandler returns).
+ * A processor's kernel thread blocks every signal once it leaves its loop
+ * for the same reason (processor.c). */
+int       kthread_create_helper(pthread_t *t, const pthread_attr_t *attr, void *(*body)(void *), void *arg);
+void      kthread_block_signals(void);
 int       kthread_kill(pthread_t t, int sig);
 pthread_t kthread_self(void);
 int       kthread_mutex_lock(pthread_mutex_t *m);

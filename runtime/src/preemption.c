@@ -204,12 +204,8 @@ void preemption_start(void)
         dl_iterate_phdr(find_program_text, NULL);
     }
     pthread_t kt;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* the ticker takes no signals */
     runtime_kthread_enter(); /* before it exists: see processor.c */
-    int err = pthread_create(&kt, NULL, ticker, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int err = kthread_create_helper(&kt, NULL, ticker, NULL);
     if (err)
         cfa_fatal("cannot start the preemption ticker: %s", strerror(err));
     pthread_detach(kt);

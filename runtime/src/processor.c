@@ -289,6 +289,11 @@ static void *processor_kthread(void *arg)
     ready_record_cache(s);
     report_step(&s->up, s->starter);
     processor_loop(s);
+    /* No program code runs here any more, and an ending kernel thread
+     * must take no process signal (kthread.h). */
+    kthread_block_signals();
+    if (cfa_test_hook)
+        cfa_test_hook(CFA_STEP_PROCESSOR_LEFT);
     stack_cache_flush(s);
     io_processor_fini(s);
     registry_processor_signalable(s, false);

@@ -21,6 +21,23 @@ int cfa_kernel_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*b
 {
     return pt_glibc_call(pthread_create, t, attr, body, arg);
 }
+int kthread_create_helper(pthread_t *t, const pthread_attr_t *attr, void *(*body)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits it */
+    int err = pt_glibc_call(pthread_create, t, attr, body, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err;
+}
+
+void kthread_block_signals(void)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, NULL);
+}
+
 int cfa_kernel_thread_join(pthread_t t, void **result) { return pt_glibc_call(pthread_join, t, result); }
 int cfa_kernel_thread_detach(pthread_t t) { return pt_glibc_call(pthread_detach, t); }
 int kthread_kill(pthread_t t, int sig) { return pt_glibc_call(pthread_kill, t, sig); }

@@ -4,7 +4,8 @@
  * wake-up protocol (docs/scheduler.md, "Idle sleep") and at the step of
  * pthread_cond_wait between letting the mutex go and blocking
  * (runtime/src/pthread_cond.c), and in ThreadSanitizer builds at every
- * context switch (runtime/src/context.h), if the program defines the function; it is
+ * context switch and around the creation and destruction of a context's
+ * TSan fiber (runtime/src/context.h), if the program defines the function; it is
  * a weak reference, NULL otherwise, so a program that does not define it
  * pays one predicted branch on those slow paths and nothing on the push
  * path (no hook sits there). A test defines it to delay or yield at chosen
@@ -32,6 +33,9 @@ enum cfa_test_step {
     CFA_STEP_NOTIFY_TOOK,  /* a notifier took a sleeper from `first`; about to flip its state */
     CFA_STEP_COND_RELEASED, /* pthread_cond_wait let the mutex go; about to block */
     CFA_STEP_FIBER_SWITCH, /* ThreadSanitizer builds only: about to switch TSan's fiber (context.h) */
+    CFA_STEP_FIBER_CREATED, /* ThreadSanitizer builds only: a context's TSan fiber was just created */
+    CFA_STEP_FIBER_DESTROY, /* ThreadSanitizer builds only: about to destroy a context's TSan fiber */
+    CFA_STEP_PROCESSOR_LEFT, /* a processor's kernel thread left its loop; about to tear the processor down */
 };
 
 void cfa_test_hook(enum cfa_test_step step) __attribute__((weak));
