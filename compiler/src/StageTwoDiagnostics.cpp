@@ -94,8 +94,18 @@ public:
       unsigned Line = 0, Column = 0;
       M[2].getAsInteger(10, Line);
       M[3].getAsInteger(10, Column);
+      if (Original && Line > Original->size()) {
+        // Code that lowering appended after the user's last line (the
+        // static objects' constructors): an error there follows from one
+        // the user left open (a missing '}'); it is reported at the end of
+        // the user's file, without the lowered line.
+        emit(Out, M[1].str() + ":" + std::to_string(Original->size()) + ":1: " + M[4].str() + ": " + Message,
+             false);
+        Dropping = true;
+        continue;
+      }
       llvm::SmallVector<llvm::StringRef, 3> Quote;
-      if (!Original || Line == 0 || Line > Original->size() || I + 1 >= Lines.size() ||
+      if (!Original || Line == 0 || I + 1 >= Lines.size() ||
           !Quoted.match(Lines[I + 1], &Quote)) {
         emit(Out, withUserNames(Lines[I].str()), false);
         continue;
