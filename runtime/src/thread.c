@@ -10,6 +10,12 @@
  *    the unpark that finds -1 is the one that makes the thread ready;
  *  - `state` becomes HALTED under join_lock, after which nobody is added
  *    to `joiners`; the stack is released before that;
+ *  - a joiner's record (on its stack, never its `link`: a queued joiner
+ *    still runs until it parks, and a yield or preemption puts it on a
+ *    lane through `link`) stays valid until the halting side unparks it:
+ *    the joiner returns only from a park, once HALTED, so the halting side
+ *    reads the next record first and does not touch one after the unpark
+ *    (a program's stray cfa_unpark of a joiner breaks this);
  *  - `state` moves only along the state machine INACTIVE -> READY (start),
  *    READY -> RUNNING (a processor takes it), RUNNING -> READY (yield),
  *    RUNNING -> BLOCKED (park), BLOCKED -> READY (unpark), RUNNING ->
@@ -119,8 +125,14 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     thread_make_ready(t, PUSH_LOCAL);
 }
 
+/* A thread waiting in join(t), on t's list. */
+struct cfa_join_waiter {
+    struct cfa_join_waiter *next;
+    struct cfa_thread      *thread;
+};
+
 /* `joiners` once the thread has halted: late joiners must not queue. */
-#define JOINERS_CLOSED ((struct cfa_thread *)1)
+#define JOINERS_CLOSED ((struct cfa_join_waiter *)1)
 
 /* Runs on the processor after the halting thread's last switch. Storing
  * HALTED is the last touch of t: a joiner that sees it may free t at once
@@ -133,16 +145,19 @@ void thread_halted(struct cfa_thread *t)
     stack_release(&t->self.stack);
     context_forget(&t->self);
     t->self.state = CFA_COROUTINE_HALTED;
+    if (cfa_test_hook)
+        cfa_test_hook(CFA_STEP_HALTING);
     spin_lock(&t->join_lock);
-    struct cfa_thread *joiner = t->joiners;
+    struct cfa_join_waiter *joiner = t->joiners;
     t->joiners = JOINERS_CLOSED;
     spin_unlock(&t->join_lock);
     THREAD_TRANSITION(t, CFA_THREAD_HALTED);
     atomic_store_explicit(&t->state, CFA_THREAD_HALTED, memory_order_release);
+    if (joiner && cfa_test_hook)
+        cfa_test_hook(CFA_STEP_JOINERS_TAKEN);
     while (joiner) {
-        struct cfa_qlink *after = joiner->link.next; /* unpark may reuse the link */
-        struct cfa_thread *next = after ? cfa_queue_entry(after, struct cfa_thread, link) : NULL;
-        cfa_unpark(joiner);
+        struct cfa_join_waiter *next = joiner->next;
+        cfa_unpark(joiner->thread); /* the record may end now */
         joiner = next;
     }
 }
@@ -163,21 +178,27 @@ void cfa_thread_join(struct cfa_thread *t)
     struct cfa_mutex_group call;
     cfa_mutex_enter(&call, &m, 1, cfa_join_function);
     cfa_mutex_leave(&call);
+    struct cfa_join_waiter me = { .thread = self };
     spin_lock(&t->join_lock);
     bool closed = t->joiners == JOINERS_CLOSED;
     if (!closed) {
-        self->link.next = t->joiners ? &t->joiners->link : NULL;
-        t->joiners = self;
+        me.next = t->joiners;
+        t->joiners = &me;
     }
     spin_unlock(&t->join_lock);
-    /* Closed: t is halting and HALTED is a few instructions away. */
-    while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED) {
-        if (closed)
+    if (!closed && cfa_test_hook)
+        cfa_test_hook(CFA_STEP_JOIN_QUEUED);
+    if (closed) { /* t is halting and HALTED is a few instructions away */
+        while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED)
             cfa_yield();
-        else
-            cfa_park_for("join");
+        return;
     }
-    cfa_qlink_init(&self->link); /* out of t's join list: a lane may queue it */
+    /* Queued: even a joiner that sees HALTED at once parks, to take the
+     * permit of the halting side's unpark, which follows its last look
+     * at `me`. */
+    do
+        cfa_park_for("join");
+    while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED);
 }
 
 void cfa_thread_destroy(struct cfa_thread *t)

@@ -36,6 +36,9 @@ enum cfa_test_step {
     CFA_STEP_FIBER_CREATED, /* ThreadSanitizer builds only: a context's TSan fiber was just created */
     CFA_STEP_FIBER_DESTROY, /* ThreadSanitizer builds only: about to destroy a context's TSan fiber */
     CFA_STEP_PROCESSOR_LEFT, /* a processor's kernel thread left its loop; about to tear the processor down */
+    CFA_STEP_HALTING,       /* a thread's last switch is done; about to close its joiner list */
+    CFA_STEP_JOINERS_TAKEN, /* a halted thread's joiners were taken, HALTED stored; about to release them */
+    CFA_STEP_JOIN_QUEUED,   /* a joiner queued on a running thread; about to wait for its release */
 };
 
 void cfa_test_hook(enum cfa_test_step step) __attribute__((weak));

@@ -39,10 +39,12 @@ enum cfa_thread_state {
     CFA_THREAD_HALTED,       /* main returned, stack released */
 };
 
+struct cfa_join_waiter;
+
 struct cfa_thread {
     struct cfa_coroutine  self;     /* the thread's own stack and main */
     struct cfa_coroutine *current;  /* coroutine executing on this thread */
-    struct cfa_qlink      link;     /* intrusive link: a ready-queue lane or a join list */
+    struct cfa_qlink      link;     /* intrusive link: a ready-queue lane */
     uint64_t              next_ready_stamp; /* in a lane: ready_stamp of the next thread */
     struct cfa_cluster   *cluster;  /* where it is scheduled */
     struct cfa_processor *last_processor;
@@ -51,7 +53,7 @@ struct cfa_thread {
     _Atomic int           ticket;       /* park permits; -1 = parked */
     _Atomic int           state;        /* enum cfa_thread_state */
     _Atomic int           join_lock;    /* guards `joiners` against halting */
-    struct cfa_thread    *joiners;      /* threads parked in join(), via link */
+    struct cfa_join_waiter *joiners;    /* threads parked in join(): records on their stacks */
     uint64_t              id;           /* unique, for diagnostics */
     const char           *wait_reason;  /* what it is blocked on, for reports */
     struct cfa_monitor    self_monitor; /* a thread is a monitor; main holds it */
