@@ -1,10 +1,12 @@
-"""bench/lib/driver.py: the benchmark driver behind bench/run.
+"""bench/lib/driver.py: the one benchmark harness, behind bench/run.
 
 Owns: building every suite (bench/*/suite, protocol in bench/README.md),
 running each configuration N times *interleaved* (run 1 of everything,
 then run 2, ...: the machine's noise then falls on every runtime alike, so
-ratios within a run are fair), and writing raw.csv, summary.csv,
-summary.md and plots/*.png into the output directory.
+ratios within a run are fair), the statistics (median, min, max, and the
+ratios against cfa-lite and the sequential baseline), and writing raw.csv,
+summary.csv, summary.md and plots/*.png into the output directory.
+Every suite in bench/ runs through it; none computes its own medians.
 
 A run that hangs is killed at its time limit and recorded as dnf; one
 that exits non-zero or prints no RESULT line is recorded as an error, its
@@ -21,8 +23,9 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# Table and plot order. "seq" is a suite's sequential baseline: not a peer
-# (no cfa-lite advantage over it) but what every runtime's speed-up is over.
+# Table and plot order; a suite may list other runtimes (they follow, in
+# name order). "seq" is a suite's sequential baseline: not a peer (no
+# cfa-lite advantage over it) but what every runtime's speed-up is over.
 RUNTIMES = ["cfa", "cfa-lang", "go", "tokio", "pthread", "tbb", "omp", "rayon", "seq"]
 BASELINE = "seq"
 FIELDS = ["benchmark", "variant", "runtime", "procs", "unit", "better", "command"]
@@ -37,8 +40,11 @@ def parse_args(argv):
     p.add_argument("--filter", help="only configurations whose 'suite/benchmark/variant/runtime' matches this regex")
     p.add_argument("--seconds", type=float, default=1.0, help="BENCH_SECONDS for each run (default 1)")
     p.add_argument("--out", default=os.path.join(REPO, "build-bench", "results"), help="output directory")
+    p.add_argument("--bench-dir", default=os.path.join(REPO, "bench"),
+                   help="where the suites are, <dir>/<name>/suite (default bench/)")
     p.add_argument("--no-build", action="store_true", help="use the programs built by an earlier run")
     p.add_argument("--plots-only", action="store_true", help="rewrite the summary and plots from raw.csv")
+    p.add_argument("--no-plots", action="store_true", help="raw.csv and the summaries only (no matplotlib needed)")
     a = p.parse_args(argv)
     a.procs = [int(x) for x in re.split(r"[ ,]+", a.procs.strip()) if x]
     if not a.procs or min(a.procs) < 1 or a.runs < 1 or a.seconds <= 0:
@@ -46,9 +52,8 @@ def parse_args(argv):
     return a
 
 
-def suites(only):
-    found = sorted(d for d in os.listdir(os.path.join(REPO, "bench"))
-                   if os.access(os.path.join(REPO, "bench", d, "suite"), os.X_OK))
+def suites(bench_dir, only):
+    found = sorted(d for d in os.listdir(bench_dir) if os.access(os.path.join(bench_dir, d, "suite"), os.X_OK))
     if only:
         missing = [s for s in only if s not in found]
         if missing:
@@ -60,12 +65,15 @@ def suites(only):
 def configurations(args, names):
     configs = []
     for s in names:
-        script = os.path.join(REPO, "bench", s, "suite")
+        script = os.path.join(args.bench_dir, s, "suite")
         bindir = os.path.join(args.out, "bin", s)
         if not args.no_build:
             print("== building suite %s" % s, file=sys.stderr, flush=True)
             subprocess.run([script, "build", bindir], check=True)
+        # BENCH_SECONDS reaches `list` too: a suite whose programs run a
+        # fixed amount of work sizes it from the run's length.
         out = subprocess.run([script, "list", bindir] + [str(p) for p in args.procs],
+                             env=dict(os.environ, BENCH_SECONDS=str(args.seconds)),
                              check=True, capture_output=True, text=True).stdout
         for line in out.splitlines():
             f = line.split("\t")
@@ -190,8 +198,8 @@ def summarize(raw):
     # means cfa-lite (the runtime) is better, whichever way "better" points.
     compare(rows, "cfa_advantage", "cfa", lambda r, cfa: (cfa, r))
     compare(rows, "speedup", BASELINE, lambda r, seq: (r, seq))
-    order = {rt: i for i, rt in enumerate(RUNTIMES)}
-    rows.sort(key=lambda r: (r["suite"], r["benchmark"], r["variant"], r["procs"], order.get(r["runtime"], 99)))
+    order = {rt: i for i, rt in enumerate(runtime_order(rows))}
+    rows.sort(key=lambda r: (r["suite"], r["benchmark"], r["variant"], r["procs"], order[r["runtime"]]))
     return rows
 
 
@@ -223,6 +231,12 @@ def cell(r):
     return "%.4g [%.4g-%.4g]" % (r["median"], r["min"], r["max"])
 
 
+def runtime_order(rows):
+    """The runtimes present in rows: RUNTIMES' order, then the others by name."""
+    present = {r["runtime"] for r in rows}
+    return [rt for rt in RUNTIMES if rt in present] + sorted(present - set(RUNTIMES))
+
+
 def write_markdown(path, rows, header):
     out = ["# Benchmark results", "", header, "",
            "Each cell: median [min-max] of the runs. *cfa-lite advantage* is cfa-lite's median over the "
@@ -232,7 +246,7 @@ def write_markdown(path, rows, header):
            "dnf: did not finish; error: see logs/.", ""]
     for suite in sorted({r["suite"] for r in rows}):
         srows = [r for r in rows if r["suite"] == suite]
-        present = [rt for rt in RUNTIMES if any(r["runtime"] == rt for r in srows)]
+        present = runtime_order(srows)
         peers = [rt for rt in present if rt not in ("cfa", BASELINE)]
         fast = [rt for rt in present if rt != BASELINE] if BASELINE in present else []
         out += ["## %s" % suite, "",
@@ -272,7 +286,7 @@ def plot(outdir, rows):
     for key in sorted({(r["suite"], r["benchmark"], r["variant"]) for r in rows}):
         krows = [r for r in rows if (r["suite"], r["benchmark"], r["variant"]) == key]
         fig, ax = plt.subplots(figsize=(6, 4))
-        for rt in RUNTIMES:
+        for rt in runtime_order(krows):
             pts = sorted((r["procs"], r) for r in krows if r["runtime"] == rt and r["median"] is not None)
             if not pts:
                 continue
@@ -309,7 +323,7 @@ def plot_speedup(plt, outdir, key, name, krows):
     """Speed-up over the sequential baseline against processors, one line
     per runtime (the baseline is the line y = 1)."""
     fig, ax = plt.subplots(figsize=(6, 4))
-    for rt in RUNTIMES:
+    for rt in runtime_order(krows):
         pts = sorted((r["procs"], r["speedup"]) for r in krows
                      if r["runtime"] == rt and r["speedup"] is not None)
         if pts and rt != BASELINE:
@@ -323,7 +337,7 @@ def report(args, raw, header):
     rows = summarize(raw)
     write_summary_csv(os.path.join(args.out, "summary.csv"), rows)
     write_markdown(os.path.join(args.out, "summary.md"), rows, header)
-    plots = plot(args.out, rows)
+    plots = [] if args.no_plots else plot(args.out, rows)
     print("wrote %s/{raw.csv,summary.csv,summary.md} and %d plots in %s/plots" % (args.out, len(plots), args.out),
           file=sys.stderr)
 
@@ -337,7 +351,7 @@ def main(argv):
             sys.exit("bench/run: no %s to plot" % raw_path)
         report(args, read_raw(raw_path), "Re-plotted from raw.csv. Machine: %s." % machine())
         return
-    configs = configurations(args, suites(args.suite))
+    configs = configurations(args, suites(args.bench_dir, args.suite))
     load0 = os.getloadavg()[0]
     t0 = time.strftime("%Y-%m-%d %H:%M")
     raw = run_all(args, configs)
