@@ -173,19 +173,35 @@ def compare(rows, field, runtime, order):
             r[field] = a["median"] / b["median"] if r["better"] == "higher" else b["median"] / a["median"]
 
 
+def compare_paired(rows):
+    """Sets r["cfa_advantage_paired"]: the median over the rounds of
+    cfa-lite's advantage within one round (the runs of a round are
+    neighbours in time, so a drift of the machine's load cancels out);
+    None without a round that both completed."""
+    ref = {(r["suite"], r["benchmark"], r["variant"], r["procs"]): r for r in rows if r["runtime"] == "cfa"}
+    for r in rows:
+        cfa = ref.get((r["suite"], r["benchmark"], r["variant"], r["procs"]))
+        rounds = sorted(set(r["by_run"]) & set(cfa["by_run"])) if cfa and r["median"] is not None else []
+        ratios = [cfa["by_run"][k] / r["by_run"][k] if r["better"] == "higher" else r["by_run"][k] / cfa["by_run"][k]
+                  for k in rounds if r["by_run"][k] and cfa["by_run"][k]]
+        r["cfa_advantage_paired"] = statistics.median(ratios) if ratios else None
+
+
 def summarize(raw):
     """One row per (suite, benchmark, variant, procs, runtime)."""
     groups = {}
     for r in raw:
         key = (r["suite"], r["benchmark"], r["variant"], r["procs"], r["runtime"])
-        groups.setdefault(key, dict(unit=r["unit"], better=r["better"], values=[], failed=[]))
+        groups.setdefault(key, dict(unit=r["unit"], better=r["better"], values=[], failed=[], by_run={}))
         g = groups[key]
         (g["values"] if isinstance(r["value"], float) else g["failed"]).append(r["value"])
+        if isinstance(r["value"], float):
+            g["by_run"][int(r["run"])] = r["value"]
     rows = []
     for key, g in groups.items():
         v = g["values"]
         row = dict(zip(["suite", "benchmark", "variant", "procs", "runtime"], key), unit=g["unit"],
-                   better=g["better"], n=len(v), failed=len(g["failed"]))
+                   better=g["better"], n=len(v), failed=len(g["failed"]), by_run=g["by_run"])
         # A configuration that failed in at least half its runs has no median.
         if v and len(v) > len(g["failed"]):
             row.update(median=statistics.median(v), min=min(v), max=max(v))
@@ -198,6 +214,7 @@ def summarize(raw):
     # means cfa-lite (the runtime) is better, whichever way "better" points.
     compare(rows, "cfa_advantage", "cfa", lambda r, cfa: (cfa, r))
     compare(rows, "speedup", BASELINE, lambda r, seq: (r, seq))
+    compare_paired(rows)
     order = {rt: i for i, rt in enumerate(runtime_order(rows))}
     rows.sort(key=lambda r: (r["suite"], r["benchmark"], r["variant"], r["procs"], order[r["runtime"]]))
     return rows
@@ -205,7 +222,7 @@ def summarize(raw):
 
 def write_summary_csv(path, rows):
     fields = ["suite", "benchmark", "variant", "procs", "runtime", "unit", "better", "n", "failed",
-              "median", "min", "max", "cfa_advantage", "speedup"]
+              "median", "min", "max", "cfa_advantage", "cfa_advantage_paired", "speedup"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fields, extrasaction="ignore")
         w.writeheader()
@@ -240,7 +257,8 @@ def runtime_order(rows):
 def write_markdown(path, rows, header):
     out = ["# Benchmark results", "", header, "",
            "Each cell: median [min-max] of the runs. *cfa-lite advantage* is cfa-lite's median over the "
-           "peer's (throughput) or the peer's over cfa-lite's (latency): above 1, cfa-lite is better. "
+           "peer's (throughput) or the peer's over cfa-lite's (latency): above 1, cfa-lite is better; "
+           "*paired*: the median of that ratio within each round of runs. "
            "*Speed-up* (suites with a sequential baseline, `seq`): the baseline's median over the "
            "runtime's at the same processor count (throughput: the other way round), above 1 faster. "
            "dnf: did not finish; error: see logs/.", ""]
@@ -262,7 +280,7 @@ def write_markdown(path, rows, header):
             for peer in peers:
                 a = by.get(peer, {}).get("cfa_advantage")
                 if a is not None:
-                    adv.append("%.2f" % a)
+                    adv.append("%.2f (paired %.2f)" % (a, by[peer]["cfa_advantage_paired"]))
                 elif peer in by and by[peer]["median"] is None and by.get("cfa", {}).get("median"):
                     adv.append("%s %s" % (peer, by[peer]["status"]))
                 else:
