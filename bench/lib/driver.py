@@ -89,8 +89,23 @@ def configurations(args, names):
     return configs
 
 
+def metrics(stdout):
+    """The further results a run printed, `METRIC <name> <unit> <higher|lower>
+    <value>` lines: [(name, unit, better, value)]; malformed lines are left
+    out (the main RESULT decides whether the run failed)."""
+    found = []
+    for line in stdout.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[0] == "METRIC" and f[3] in ("higher", "lower"):
+            try:
+                found.append((f[1], f[2], f[3], float(f[4])))
+            except ValueError:
+                pass
+    return found
+
+
 def run_once(c, seconds, logdir, tag):
-    """One run: the RESULT value (float), 'dnf' or 'error'."""
+    """One run: (the RESULT value (float), 'dnf' or 'error'; its metrics())."""
     env = dict(os.environ, BENCH_SECONDS=str(seconds))
     limit = 10 * seconds + 20
     # The command may start with VAR=value words: a shell runs it, in a
@@ -102,21 +117,21 @@ def run_once(c, seconds, logdir, tag):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        return "dnf"
+        return "dnf", []
     p.stdout, p.stderr = stdout, stderr
     last = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
     if p.returncode == 0 and last:
         v = last[-1].split()[1:2]
         if v == ["dnf"]:
-            return "dnf"
+            return "dnf", []
         try:
-            return float(v[0])
+            return float(v[0]), metrics(p.stdout)
         except (IndexError, ValueError):
             pass  # a malformed RESULT line: an error, logged below
     os.makedirs(logdir, exist_ok=True)
     with open(os.path.join(logdir, tag + ".log"), "w") as f:
         f.write("command: %s\nexit status: %d\n--- stdout\n%s--- stderr\n%s" % (c["command"], p.returncode, p.stdout, p.stderr))
-    return "error"
+    return "error", []
 
 
 def run_all(args, configs):
@@ -128,8 +143,13 @@ def run_all(args, configs):
         for c in configs:
             k += 1
             tag = "%s-%s-%s-%s-p%d-run%d" % (c["suite"], c["benchmark"], c["variant"], c["runtime"], c["procs"], r)
-            v = run_once(c, args.seconds, os.path.join(args.out, "logs"), tag)
-            raw.append(dict(c, run=r, value=v, timestamp=time.strftime("%Y-%m-%dT%H:%M:%S")))
+            v, extra = run_once(c, args.seconds, os.path.join(args.out, "logs"), tag)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+            raw.append(dict(c, run=r, value=v, timestamp=stamp))
+            # A METRIC is one more configuration, its variant named after it.
+            for name, unit, better, value in extra:
+                variant = name if c["variant"] == "-" else "%s-%s" % (c["variant"], name)
+                raw.append(dict(c, variant=variant, unit=unit, better=better, run=r, value=value, timestamp=stamp))
             eta = (time.time() - start) / k * (total - k)
             shown = ("%.4g %s" % (v, c["unit"])) if isinstance(v, float) else v
             print("[%d/%d] %s %s %s %s p=%d run %d/%d: %s (eta %dm%02ds)" % (
