@@ -299,8 +299,9 @@ def write_markdown(path, rows, header):
             adv = []
             for peer in peers:
                 a = by.get(peer, {}).get("cfa_advantage")
+                paired = by.get(peer, {}).get("cfa_advantage_paired")
                 if a is not None:
-                    adv.append("%.2f (paired %.2f)" % (a, by[peer]["cfa_advantage_paired"]))
+                    adv.append("%.2f" % a + ("" if paired is None else " (paired %.2f)" % paired))
                 elif peer in by and by[peer]["median"] is None and by.get("cfa", {}).get("median"):
                     adv.append("%s %s" % (peer, by[peer]["status"]))
                 else:
