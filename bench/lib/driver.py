@@ -285,7 +285,7 @@ def write_markdown(path, rows, header):
     for suite in sorted({r["suite"] for r in rows}):
         srows = [r for r in rows if r["suite"] == suite]
         present = runtime_order(srows)
-        peers = [rt for rt in present if rt not in ("cfa", BASELINE)]
+        peers = [rt for rt in present if rt not in ("cfa", BASELINE)] if "cfa" in present else []
         fast = [rt for rt in present if rt != BASELINE] if BASELINE in present else []
         out += ["## %s" % suite, "",
                 "| benchmark | variant | procs | unit | " + " | ".join(present) + " | " +
