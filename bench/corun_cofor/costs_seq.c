@@ -23,7 +23,8 @@ int main(int argc, char **argv) {
     double t0 = now();
     if (strcmp(argv[1], "fib") == 0) {
         long r = fib(atoi(argv[2]));
-        printf("fib(%s) = %ld: %.4f s sequential\n", argv[2], r, now() - t0);
+        double t = now() - t0;
+        printf("fib(%s) = %ld: %.4f s sequential\nRESULT %.6f\n", argv[2], r, t, t);
     } else {
         long n = atol(argv[2]), reps = atol(argv[3]);
         long *a = calloc(n, sizeof *a);
@@ -31,8 +32,9 @@ int main(int argc, char **argv) {
             for (long i = 0; i < n; i++) a[i] = a[i] * 3 + i;
         long check = 0;
         for (long i = 0; i < n; i++) check += a[i] & 0xff;
-        printf("loop %ld x %ld: %.4f s (%.1f ns per loop, check %ld) sequential\n", n, reps, now() - t0,
-               (now() - t0) * 1e9 / reps, check);
+        double t = now() - t0;
+        printf("loop %ld x %ld: %.4f s (%.1f ns per loop, check %ld) sequential\nRESULT %.6f\n", n, reps, t,
+               t * 1e9 / reps, check, t);
         free(a);
     }
     return 0;

@@ -10,8 +10,8 @@
 #                               statuses of existing files, recovery
 #   probe.py memory HTTPD [N]   RSS per idle connection (N, 1000, held)
 #
-# HTTPD is a built examples/httpd; nginx is Debian's (bench/httpd/run.sh
-# installs it). Results go to standard output.
+# HTTPD is a built examples/httpd; nginx is Debian's (nginx-light: apt-get
+# install nginx-light). Results go to standard output.
 import os, resource, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
 here = os.path.dirname(os.path.abspath(__file__))

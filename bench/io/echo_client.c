@@ -5,7 +5,7 @@
  * trips for SECONDS seconds and prints the rate.
  *
  * usage: echo_client PORT CONNS SIZE SECONDS [WARMUP]
- * output: "<round trips per second>"
+ * output: "RESULT <round trips per second>" (bench/README.md's protocol)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -89,6 +89,6 @@ int main(int argc, char **argv) {
             }
         }
     }
-    printf("%.0f\n", counted / seconds);
+    printf("RESULT %.0f\n", counted / seconds);
     return 0;
 }

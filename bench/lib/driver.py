@@ -1,10 +1,12 @@
-"""bench/lib/driver.py: the benchmark driver behind bench/run.
+"""bench/lib/driver.py: the one benchmark harness, behind bench/run.
 
 Owns: building every suite (bench/*/suite, protocol in bench/README.md),
 running each configuration N times *interleaved* (run 1 of everything,
 then run 2, ...: the machine's noise then falls on every runtime alike, so
-ratios within a run are fair), and writing raw.csv, summary.csv,
-summary.md and plots/*.png into the output directory.
+ratios within a run are fair), the statistics (median, min, max, and the
+ratios against cfa-lite and the sequential baseline), and writing raw.csv,
+summary.csv, summary.md and plots/*.png into the output directory.
+Every suite in bench/ runs through it; none computes its own medians.
 
 A run that hangs is killed at its time limit and recorded as dnf; one
 that exits non-zero or prints no RESULT line is recorded as an error, its
@@ -21,8 +23,9 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# Table and plot order. "seq" is a suite's sequential baseline: not a peer
-# (no cfa-lite advantage over it) but what every runtime's speed-up is over.
+# Table and plot order; a suite may list other runtimes (they follow, in
+# name order). "seq" is a suite's sequential baseline: not a peer (no
+# cfa-lite advantage over it) but what every runtime's speed-up is over.
 RUNTIMES = ["cfa", "cfa-lang", "go", "tokio", "pthread", "tbb", "omp", "rayon", "seq"]
 BASELINE = "seq"
 FIELDS = ["benchmark", "variant", "runtime", "procs", "unit", "better", "command"]
@@ -37,8 +40,11 @@ def parse_args(argv):
     p.add_argument("--filter", help="only configurations whose 'suite/benchmark/variant/runtime' matches this regex")
     p.add_argument("--seconds", type=float, default=1.0, help="BENCH_SECONDS for each run (default 1)")
     p.add_argument("--out", default=os.path.join(REPO, "build-bench", "results"), help="output directory")
+    p.add_argument("--bench-dir", default=os.path.join(REPO, "bench"),
+                   help="where the suites are, <dir>/<name>/suite (default bench/)")
     p.add_argument("--no-build", action="store_true", help="use the programs built by an earlier run")
     p.add_argument("--plots-only", action="store_true", help="rewrite the summary and plots from raw.csv")
+    p.add_argument("--no-plots", action="store_true", help="raw.csv and the summaries only (no matplotlib needed)")
     a = p.parse_args(argv)
     a.procs = [int(x) for x in re.split(r"[ ,]+", a.procs.strip()) if x]
     if not a.procs or min(a.procs) < 1 or a.runs < 1 or a.seconds <= 0:
@@ -46,9 +52,8 @@ def parse_args(argv):
     return a
 
 
-def suites(only):
-    found = sorted(d for d in os.listdir(os.path.join(REPO, "bench"))
-                   if os.access(os.path.join(REPO, "bench", d, "suite"), os.X_OK))
+def suites(bench_dir, only):
+    found = sorted(d for d in os.listdir(bench_dir) if os.access(os.path.join(bench_dir, d, "suite"), os.X_OK))
     if only:
         missing = [s for s in only if s not in found]
         if missing:
@@ -60,12 +65,15 @@ def suites(only):
 def configurations(args, names):
     configs = []
     for s in names:
-        script = os.path.join(REPO, "bench", s, "suite")
+        script = os.path.join(args.bench_dir, s, "suite")
         bindir = os.path.join(args.out, "bin", s)
         if not args.no_build:
             print("== building suite %s" % s, file=sys.stderr, flush=True)
             subprocess.run([script, "build", bindir], check=True)
+        # BENCH_SECONDS reaches `list` too: a suite whose programs run a
+        # fixed amount of work sizes it from the run's length.
         out = subprocess.run([script, "list", bindir] + [str(p) for p in args.procs],
+                             env=dict(os.environ, BENCH_SECONDS=str(args.seconds)),
                              check=True, capture_output=True, text=True).stdout
         for line in out.splitlines():
             f = line.split("\t")
@@ -81,8 +89,23 @@ def configurations(args, names):
     return configs
 
 
+def metrics(stdout):
+    """The further results a run printed, `METRIC <name> <unit> <higher|lower>
+    <value>` lines: [(name, unit, better, value)]; malformed lines are left
+    out (the main RESULT decides whether the run failed)."""
+    found = []
+    for line in stdout.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[0] == "METRIC" and f[3] in ("higher", "lower"):
+            try:
+                found.append((f[1], f[2], f[3], float(f[4])))
+            except ValueError:
+                pass
+    return found
+
+
 def run_once(c, seconds, logdir, tag):
-    """One run: the RESULT value (float), 'dnf' or 'error'."""
+    """One run: (the RESULT value (float), 'dnf' or 'error'; its metrics())."""
     env = dict(os.environ, BENCH_SECONDS=str(seconds))
     limit = 10 * seconds + 20
     # The command may start with VAR=value words: a shell runs it, in a
@@ -94,21 +117,21 @@ def run_once(c, seconds, logdir, tag):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        return "dnf"
+        return "dnf", []
     p.stdout, p.stderr = stdout, stderr
     last = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
     if p.returncode == 0 and last:
         v = last[-1].split()[1:2]
         if v == ["dnf"]:
-            return "dnf"
+            return "dnf", []
         try:
-            return float(v[0])
+            return float(v[0]), metrics(p.stdout)
         except (IndexError, ValueError):
             pass  # a malformed RESULT line: an error, logged below
     os.makedirs(logdir, exist_ok=True)
     with open(os.path.join(logdir, tag + ".log"), "w") as f:
         f.write("command: %s\nexit status: %d\n--- stdout\n%s--- stderr\n%s" % (c["command"], p.returncode, p.stdout, p.stderr))
-    return "error"
+    return "error", []
 
 
 def run_all(args, configs):
@@ -120,8 +143,13 @@ def run_all(args, configs):
         for c in configs:
             k += 1
             tag = "%s-%s-%s-%s-p%d-run%d" % (c["suite"], c["benchmark"], c["variant"], c["runtime"], c["procs"], r)
-            v = run_once(c, args.seconds, os.path.join(args.out, "logs"), tag)
-            raw.append(dict(c, run=r, value=v, timestamp=time.strftime("%Y-%m-%dT%H:%M:%S")))
+            v, extra = run_once(c, args.seconds, os.path.join(args.out, "logs"), tag)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+            raw.append(dict(c, run=r, value=v, timestamp=stamp))
+            # A METRIC is one more configuration, its variant named after it.
+            for name, unit, better, value in extra:
+                variant = name if c["variant"] == "-" else "%s-%s" % (c["variant"], name)
+                raw.append(dict(c, variant=variant, unit=unit, better=better, run=r, value=value, timestamp=stamp))
             eta = (time.time() - start) / k * (total - k)
             shown = ("%.4g %s" % (v, c["unit"])) if isinstance(v, float) else v
             print("[%d/%d] %s %s %s %s p=%d run %d/%d: %s (eta %dm%02ds)" % (
@@ -165,19 +193,35 @@ def compare(rows, field, runtime, order):
             r[field] = a["median"] / b["median"] if r["better"] == "higher" else b["median"] / a["median"]
 
 
+def compare_paired(rows):
+    """Sets r["cfa_advantage_paired"]: the median over the rounds of
+    cfa-lite's advantage within one round (the runs of a round are
+    neighbours in time, so a drift of the machine's load cancels out);
+    None without a round that both completed."""
+    ref = {(r["suite"], r["benchmark"], r["variant"], r["procs"]): r for r in rows if r["runtime"] == "cfa"}
+    for r in rows:
+        cfa = ref.get((r["suite"], r["benchmark"], r["variant"], r["procs"]))
+        rounds = sorted(set(r["by_run"]) & set(cfa["by_run"])) if cfa and r["median"] is not None else []
+        ratios = [cfa["by_run"][k] / r["by_run"][k] if r["better"] == "higher" else r["by_run"][k] / cfa["by_run"][k]
+                  for k in rounds if r["by_run"][k] and cfa["by_run"][k]]
+        r["cfa_advantage_paired"] = statistics.median(ratios) if ratios else None
+
+
 def summarize(raw):
     """One row per (suite, benchmark, variant, procs, runtime)."""
     groups = {}
     for r in raw:
         key = (r["suite"], r["benchmark"], r["variant"], r["procs"], r["runtime"])
-        groups.setdefault(key, dict(unit=r["unit"], better=r["better"], values=[], failed=[]))
+        groups.setdefault(key, dict(unit=r["unit"], better=r["better"], values=[], failed=[], by_run={}))
         g = groups[key]
         (g["values"] if isinstance(r["value"], float) else g["failed"]).append(r["value"])
+        if isinstance(r["value"], float):
+            g["by_run"][int(r["run"])] = r["value"]
     rows = []
     for key, g in groups.items():
         v = g["values"]
         row = dict(zip(["suite", "benchmark", "variant", "procs", "runtime"], key), unit=g["unit"],
-                   better=g["better"], n=len(v), failed=len(g["failed"]))
+                   better=g["better"], n=len(v), failed=len(g["failed"]), by_run=g["by_run"])
         # A configuration that failed in at least half its runs has no median.
         if v and len(v) > len(g["failed"]):
             row.update(median=statistics.median(v), min=min(v), max=max(v))
@@ -190,14 +234,15 @@ def summarize(raw):
     # means cfa-lite (the runtime) is better, whichever way "better" points.
     compare(rows, "cfa_advantage", "cfa", lambda r, cfa: (cfa, r))
     compare(rows, "speedup", BASELINE, lambda r, seq: (r, seq))
-    order = {rt: i for i, rt in enumerate(RUNTIMES)}
-    rows.sort(key=lambda r: (r["suite"], r["benchmark"], r["variant"], r["procs"], order.get(r["runtime"], 99)))
+    compare_paired(rows)
+    order = {rt: i for i, rt in enumerate(runtime_order(rows))}
+    rows.sort(key=lambda r: (r["suite"], r["benchmark"], r["variant"], r["procs"], order[r["runtime"]]))
     return rows
 
 
 def write_summary_csv(path, rows):
     fields = ["suite", "benchmark", "variant", "procs", "runtime", "unit", "better", "n", "failed",
-              "median", "min", "max", "cfa_advantage", "speedup"]
+              "median", "min", "max", "cfa_advantage", "cfa_advantage_paired", "speedup"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fields, extrasaction="ignore")
         w.writeheader()
@@ -223,17 +268,24 @@ def cell(r):
     return "%.4g [%.4g-%.4g]" % (r["median"], r["min"], r["max"])
 
 
+def runtime_order(rows):
+    """The runtimes present in rows: RUNTIMES' order, then the others by name."""
+    present = {r["runtime"] for r in rows}
+    return [rt for rt in RUNTIMES if rt in present] + sorted(present - set(RUNTIMES))
+
+
 def write_markdown(path, rows, header):
     out = ["# Benchmark results", "", header, "",
            "Each cell: median [min-max] of the runs. *cfa-lite advantage* is cfa-lite's median over the "
-           "peer's (throughput) or the peer's over cfa-lite's (latency): above 1, cfa-lite is better. "
+           "peer's (throughput) or the peer's over cfa-lite's (latency): above 1, cfa-lite is better; "
+           "*paired*: the median of that ratio within each round of runs. "
            "*Speed-up* (suites with a sequential baseline, `seq`): the baseline's median over the "
            "runtime's at the same processor count (throughput: the other way round), above 1 faster. "
            "dnf: did not finish; error: see logs/.", ""]
     for suite in sorted({r["suite"] for r in rows}):
         srows = [r for r in rows if r["suite"] == suite]
-        present = [rt for rt in RUNTIMES if any(r["runtime"] == rt for r in srows)]
-        peers = [rt for rt in present if rt not in ("cfa", BASELINE)]
+        present = runtime_order(srows)
+        peers = [rt for rt in present if rt not in ("cfa", BASELINE)] if "cfa" in present else []
         fast = [rt for rt in present if rt != BASELINE] if BASELINE in present else []
         out += ["## %s" % suite, "",
                 "| benchmark | variant | procs | unit | " + " | ".join(present) + " | " +
@@ -247,8 +299,9 @@ def write_markdown(path, rows, header):
             adv = []
             for peer in peers:
                 a = by.get(peer, {}).get("cfa_advantage")
+                paired = by.get(peer, {}).get("cfa_advantage_paired")
                 if a is not None:
-                    adv.append("%.2f" % a)
+                    adv.append("%.2f" % a + ("" if paired is None else " (paired %.2f)" % paired))
                 elif peer in by and by[peer]["median"] is None and by.get("cfa", {}).get("median"):
                     adv.append("%s %s" % (peer, by[peer]["status"]))
                 else:
@@ -272,7 +325,7 @@ def plot(outdir, rows):
     for key in sorted({(r["suite"], r["benchmark"], r["variant"]) for r in rows}):
         krows = [r for r in rows if (r["suite"], r["benchmark"], r["variant"]) == key]
         fig, ax = plt.subplots(figsize=(6, 4))
-        for rt in RUNTIMES:
+        for rt in runtime_order(krows):
             pts = sorted((r["procs"], r) for r in krows if r["runtime"] == rt and r["median"] is not None)
             if not pts:
                 continue
@@ -309,7 +362,7 @@ def plot_speedup(plt, outdir, key, name, krows):
     """Speed-up over the sequential baseline against processors, one line
     per runtime (the baseline is the line y = 1)."""
     fig, ax = plt.subplots(figsize=(6, 4))
-    for rt in RUNTIMES:
+    for rt in runtime_order(krows):
         pts = sorted((r["procs"], r["speedup"]) for r in krows
                      if r["runtime"] == rt and r["speedup"] is not None)
         if pts and rt != BASELINE:
@@ -323,7 +376,7 @@ def report(args, raw, header):
     rows = summarize(raw)
     write_summary_csv(os.path.join(args.out, "summary.csv"), rows)
     write_markdown(os.path.join(args.out, "summary.md"), rows, header)
-    plots = plot(args.out, rows)
+    plots = [] if args.no_plots else plot(args.out, rows)
     print("wrote %s/{raw.csv,summary.csv,summary.md} and %d plots in %s/plots" % (args.out, len(plots), args.out),
           file=sys.stderr)
 
@@ -337,7 +390,7 @@ def main(argv):
             sys.exit("bench/run: no %s to plot" % raw_path)
         report(args, read_raw(raw_path), "Re-plotted from raw.csv. Machine: %s." % machine())
         return
-    configs = configurations(args, suites(args.suite))
+    configs = configurations(args, suites(args.bench_dir, args.suite))
     load0 = os.getloadavg()[0]
     t0 = time.strftime("%Y-%m-%d %H:%M")
     raw = run_all(args, configs)

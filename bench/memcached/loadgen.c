@@ -15,9 +15,13 @@
  *
  *   loadgen -s PORT -c CONNS -t THREADS -r RATE -d SECONDS [-u UPDATE]
  *           [-k KEYS] [-v VALUE_BYTES] [-w WARMUP_SECONDS] [-P]
- * Prints one line:
- *   RESULT target=R achieved=A p50_us=.. p99_us=.. p999_us=.. misses=M errors=E
- * achieved counts replies within the measured window (after warm-up).
+ * Prints, in the protocol of bench/README.md:
+ *   LOAD target=R achieved=A p50_us=.. p99_us=.. p999_us=.. misses=M errors=E unanswered=U
+ *   METRIC p50 ms lower ..   (and p99, p999)
+ *   RESULT <achieved>
+ * achieved counts replies within the measured window (after warm-up). A
+ * wrong reply (errors > 0) makes the exit status 1: the run does not
+ * count.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -286,8 +290,11 @@ int main(int argc, char **argv) {
     qsort(all, total, sizeof *all, cmp64);
 #define PCT(p) (total ? (all[(size_t)((double)(total - 1) * (p))] == INT64_MAX ? INFINITY \
                          : all[(size_t)((double)(total - 1) * (p))] / 1000.0) : 0.0)
-    printf("RESULT target=%.0f achieved=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f misses=%llu errors=%llu "
+    printf("LOAD target=%.0f achieved=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f misses=%llu errors=%llu "
            "unanswered=%zu\n", o.rate, completed / o.seconds, PCT(0.5), PCT(0.99), PCT(0.999),
            (unsigned long long)misses, (unsigned long long)errors, total - got);
-    return 0;
+    printf("METRIC p50 ms lower %.4f\nMETRIC p99 ms lower %.4f\nMETRIC p999 ms lower %.4f\n",
+           PCT(0.5) / 1000, PCT(0.99) / 1000, PCT(0.999) / 1000);
+    printf("RESULT %.0f\n", completed / o.seconds);
+    return errors ? 1 : 0;
 }

@@ -3,10 +3,12 @@
 # thesis's section 8.1 measures them: an open-loop load (loadgen.c,
 # mutilate's method) over CONNS persistent connections, swept over target
 # rates up past saturation, for each update ratio. Both servers run with
-# the same -t and -m and stay up for the whole run (preloaded once); runs
-# are interleaved (each rate: memcached then cfa-memcached, the order
-# alternating by run), RUNS runs each. Writes raw.txt, results.md (medians
-# with min-max, saturation and p99 ratios) and results.png to OUT.
+# the same -t and -m and stay up for the whole run (preloaded once); the
+# runs go through the benchmark harness (sweep.py on bench/lib/driver.py):
+# every (update ratio, rate, server) configuration once per round, RUNS
+# rounds, interleaved. Writes raw.csv, summary.csv, summary.md (medians
+# with min-max and ratios per configuration, then saturation and p99
+# ratios) and sweep.png to OUT.
 #
 #   bench/memcached/run.sh            (defaults below; one command)
 #   RUNS=3 SECONDS_PER_RUN=3 RATES="10000 20000 40000" UPDATES="0.03 0.5" CONNS=2000 bench/memcached/run.sh
@@ -50,22 +52,19 @@ for s in $servers; do
   "$tmp/loadgen" -s "${port[$s]}" -P -k "$KEYS" -v "$VALUE"
 done
 
-echo "server update rate run achieved p50_us p99_us p999_us" > "$OUT/raw.txt"
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-for r in $(seq "$RUNS"); do
-  # Each run starts with the next server of the rotation.
-  rot=($servers); order=; for ((i = 0; i < ${#rot[@]}; i++)); do order="$order ${rot[(i + r - 1) % ${#rot[@]}]}"; done
-  for u in $UPDATES; do
-    for rate in $RATES; do
-      for s in $order; do
-        res=$("$tmp/loadgen" -s "${port[$s]}" -c "$CONNS" -t "$CLIENT_THREADS" -r "$rate" -d "$SECONDS_PER_RUN" \
-              -w "$WARMUP" -u "$u" -k "$KEYS" -v "$VALUE")
-        if ! grep -q 'errors=0 ' <<<"$res"; then echo "run.sh: $s answered wrongly: $res" >&2; exit 1; fi
-        set -- $(sed 's/[a-z0-9_]*=//g' <<<"${res#RESULT }")
-        echo "$s $u $rate $r $2 $3 $4 $5" | tee -a "$OUT/raw.txt"
-      done
+# One configuration per update ratio, rate and server (bench/README.md's
+# fields): loadgen prints the achieved rate and its latency percentiles.
+configs=$tmp/configs
+: >"$configs"
+for u in $UPDATES; do
+  for rate in $RATES; do
+    for s in $servers; do
+      printf 'u%s\t%s\t%s\t%s\trequests/s\thigher\t%s\n' "$u" "$rate" "$s" "$THREADS" \
+        "$tmp/loadgen -s ${port[$s]} -c $CONNS -t $CLIENT_THREADS -r $rate -d $SECONDS_PER_RUN -w $WARMUP -u $u -k $KEYS -v $VALUE" >>"$configs"
     done
   done
 done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-$PY "$here/report.py" "$OUT/raw.txt" "$OUT" "connections $CONNS, -t $THREADS -m $MEMORY, $RUNS runs of ${SECONDS_PER_RUN}s (+${WARMUP}s warm-up), load average before: $load_before, after: $load_after"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+note="connections $CONNS, -t $THREADS -m $MEMORY, $RUNS runs of ${SECONDS_PER_RUN}s (+${WARMUP}s warm-up), load average before: $load_before"
+$PY "$here/sweep.py" "$OUT" "$RUNS" "$((SECONDS_PER_RUN + WARMUP))" "$note" <"$configs"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

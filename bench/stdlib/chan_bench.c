@@ -3,7 +3,8 @@
  *
  *   chan_bench <benchmark> <processors> <iterations>
  *
- * benchmarks (each prints "name processors ns_per_operation"):
+ * benchmarks (each prints "RESULT <ns per operation>", the protocol of
+ * bench/README.md; bench/stdlib/suite lists them):
  *   pingpong   two threads, two rendezvous channels; one round trip
  *              (send + recv each way) per operation
  *   mpmc       4 producers, 4 consumers, one channel of 64 slots; one
@@ -11,7 +12,7 @@
  *   sem        two threads, two semaphores, V then P; one round trip per
  *              operation
  *   posix_sem  the same with sem_t between two pthreads (processors ignored:
- *              the kernel schedules them; run.sh pins them with taskset)
+ *              the kernel schedules them; the suite pins them with taskset)
  * Every program checks what it received, so a broken channel cannot post a
  * good time.
  */
@@ -196,7 +197,7 @@ int main(int argc, char **argv)
         t = bench_posix_sem();
     else
         fail("unknown benchmark");
-    printf("%s %d %.1f\n", argv[1], procs, t * 1e9 / iterations);
+    printf("RESULT %.1f\n", t * 1e9 / iterations);
 
     for (int i = procs - 2; i >= 0; i--)
         cfa_processor_stop(&extra[i]);

@@ -3,7 +3,8 @@
 //
 //	go_bench <pingpong|mpmc> <GOMAXPROCS> <iterations>
 //
-// prints "name procs ns_per_operation" and checks what it received.
+// prints "RESULT <ns per operation>" (bench/README.md) and checks what it
+// received.
 package main
 
 import (
@@ -96,5 +97,5 @@ func main() {
 	default:
 		fail("unknown benchmark")
 	}
-	fmt.Printf("%s %d %.1f\n", os.Args[1], procs, float64(d.Nanoseconds())/float64(n))
+	fmt.Printf("RESULT %.1f\n", float64(d.Nanoseconds())/float64(n))
 }
