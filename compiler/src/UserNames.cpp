@@ -12,9 +12,8 @@ std::string withUserNames(std::string Text) {
   // new(T, ...) is typed through the prelude's literal: show its type.
   static const llvm::Regex NewType("'(const )?typeof \\(\\*__cfa_literal\\) \\*' \\(aka '([^']*)'\\)");
   // new(T, ...) whose T did not parse as a type: the prelude's literal got
-  // whatever was left (a function, say).
-  static const llvm::Regex NewNotType("variable '__cfa_literal' with type '__auto_type' has incompatible "
-                                      "initializer of type '[^']*'");
+  // whatever was left (a function, say), or nothing.
+  static const llvm::Regex NewNotType("variable '__cfa_literal' .*");
   // A typo correction that proposes a helper of the lowered program (the
   // user wrote `_cfa_waitfor_addt`) is no help: the message ends before it,
   // and a note that is only the suggestion becomes empty (not printed).
