@@ -1,8 +1,7 @@
 /* sched_sync.h: the blocking objects of the thesis's micro-benchmarks
  * (chapter 7), built on cfa_park/cfa_unpark only, so that every block and
  * wake-up they cause is a ready-queue pop and push of the scheduler under
- * test. Shared by the scheduler tests (test/scheduler) and the benchmarks
- * (bench/sched, which add this directory to their include path).
+ * test, for the scheduler tests (test/scheduler).
  *
  *   struct csem   counting semaphore, FIFO waiters (churn, transfer "park")
  *   struct seat   one-thread seat with a hand-over (locality, thesis 7.6)
