@@ -39,7 +39,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { POOL_MAX = 256, POOL_IDLE_S = 5 };
+enum { POOL_MAX = 256, POOL_IDLE_S = 5 }; /* docs/scheduler.md#tunables */
 
 _Atomic unsigned long pool_jobs;
 

@@ -23,7 +23,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-enum { SPINS_BEFORE_YIELD = 256 };
+enum { SPINS_BEFORE_YIELD = 256 }; /* docs/scheduler.md#tunables */
 
 static inline void cpu_relax(void) { __builtin_ia32_pause(); }
 
