@@ -392,11 +392,10 @@ def main(argv):
         return
     configs = configurations(args, suites(args.bench_dir, args.suite))
     load0 = os.getloadavg()[0]
-    t0 = time.strftime("%Y-%m-%d %H:%M")
     raw = run_all(args, configs)
     write_raw(raw_path, raw)
-    header = ("Machine: %s. Started %s; %d runs of %g s per configuration, interleaved; load average %.2f at the "
-              "start, %.2f at the end." % (machine(), t0, args.runs, args.seconds, load0, os.getloadavg()[0]))
+    header = ("Machine: %s. %d runs of %g s per configuration, interleaved; load average %.2f at the "
+              "start, %.2f at the end." % (machine(), args.runs, args.seconds, load0, os.getloadavg()[0]))
     report(args, raw, header)
 
 
