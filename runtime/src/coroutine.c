@@ -8,9 +8,10 @@
  * recently, suspended inside its resume and so still ACTIVE; suspend
  * returns to it. A halting coroutine returns to its `starter`, likewise
  * ACTIVE. The running coroutine is ACTIVE. The debug build checks these
- * (invariant.h).
+ * (invariant.h). A coroutine is in the registry exactly while ACTIVE.
  */
 #include "invariant.h"
+#include "registry.h"
 #include "thread_internal.h"
 #include "context.h"
 #include "stack.h"
@@ -40,6 +41,7 @@ static void coroutine_entry(void *arg)
     c->main(c->object);
     cfa_assert("coroutine chain: a halting coroutine's starter is active",
                c->starter && c->starter->state == CFA_COROUTINE_ACTIVE);
+    registry_remove_coroutine(c);
     c->state = CFA_COROUTINE_HALTED;
     /* Control goes to the starter, not the last resumer (as in uC++). The
      * thread may have changed since the start: ask again. */
@@ -67,6 +69,7 @@ static __attribute__((noinline, cold)) void resume_slow_path(struct cfa_coroutin
         context_prime(c, coroutine_entry, c);
         c->starter = t->current;
         c->state = CFA_COROUTINE_ACTIVE;
+        registry_add_coroutine(c);
     }
 }
 
@@ -101,6 +104,8 @@ void cfa_coroutine_destroy(struct cfa_coroutine *c)
     struct cfa_thread *t = this_thread();
     if (t && t->current == c)
         cfa_fatal("coroutine %s destroyed while it runs", coroutine_name(c));
+    if (c->state == CFA_COROUTINE_ACTIVE) /* destroyed while suspended */
+        registry_remove_coroutine(c);
     stack_release(&c->stack);
     context_forget(c);
     c->state = CFA_COROUTINE_INACTIVE;

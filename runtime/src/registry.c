@@ -1,8 +1,11 @@
-/* registry.c: every live thread and every processor, across clusters.
+/* registry.c: every live thread, every started coroutine and every
+ * processor, across clusters.
  *
  * Read only off the hot paths: the deadlock report lists blocked threads,
- * the preemption ticker visits processors. Each list is under its own
- * spinlock; a thread is registered from its start to its halt. A processor
+ * the preemption ticker visits processors, the debugger (tools/gdb) lists
+ * threads and coroutines. Each list is under its own spinlock; a thread is
+ * registered from its start to its halt, a coroutine from its first resume
+ * to its halt or its destruction. A processor
  * is registered from the moment it is started until its kernel thread has
  * been joined, so the deadlock check never misses one that is still
  * coming or going; it accepts signals only while its kernel thread runs
@@ -20,6 +23,8 @@
 
 static _Atomic int threads_lock;
 static struct cfa_thread *threads;
+static _Atomic int coroutines_lock;
+static struct cfa_coroutine *coroutines;
 static _Atomic int processors_lock;
 static struct cfa_processor_state *processors;
 static unsigned nprocessors;
@@ -36,6 +41,20 @@ void registry_remove_thread(struct cfa_thread *t)
     spin_lock(&threads_lock);
     ALL_LIST_REMOVE(threads, t);
     spin_unlock(&threads_lock);
+}
+
+void registry_add_coroutine(struct cfa_coroutine *c)
+{
+    spin_lock(&coroutines_lock);
+    ALL_LIST_PUSH(coroutines, c);
+    spin_unlock(&coroutines_lock);
+}
+
+void registry_remove_coroutine(struct cfa_coroutine *c)
+{
+    spin_lock(&coroutines_lock);
+    ALL_LIST_REMOVE(coroutines, c);
+    spin_unlock(&coroutines_lock);
 }
 
 struct cfa_processor_state *registry_add_processor(struct cfa_processor_state *p)

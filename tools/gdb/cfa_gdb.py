@@ -6,8 +6,9 @@
 #   cfa-thread N bt [args]    the backtrace of user thread N (parked or ready:
 #                             its saved context; running: its processor's)
 #   cfa-thread N frame        select ... (any gdb command that reads frames)
-#   info cfa-coroutines       the coroutines each live thread is inside: the
-#                             one it runs and the chain of their resumers
+#   info cfa-coroutines       every started coroutine: those each live thread
+#                             is inside (the one it runs and the chain of its
+#                             resumers), then the suspended ones
 #   cfa-coroutine EXPR bt     the backtrace of a coroutine that is not
 #                             running: EXPR (one word) is the coroutine
 #                             object (a variable of a coroutine type, or a
@@ -28,12 +29,16 @@ import gdb
 STATES = {0: "inactive", 1: "ready", 2: "running", 3: "blocked", 4: "halted"}
 
 
+def registry_list(name):
+    """The elements of one of the runtime's registry lists (registry.c)."""
+    x = gdb.parse_and_eval("'registry.c'::" + name)
+    while int(x) != 0:
+        yield x
+        x = x["all_next"]
+
+
 def live_threads():
-    head = gdb.parse_and_eval("'registry.c'::threads")
-    t = head
-    while int(t) != 0:
-        yield t
-        t = t["all_next"]
+    return registry_list("threads")
 
 
 def text(p):
@@ -134,15 +139,28 @@ def coroutine_chains():
             depth += 1
 
 
+def all_coroutines():
+    """(thread, depth, coroutine) for every started coroutine: the chains
+    first, then the suspended coroutines no thread is inside (thread and
+    depth None)."""
+    listed = set()
+    for t, depth, c in coroutine_chains():
+        listed.add(int(c))
+        yield t, depth, c
+    for c in registry_list("coroutines"):
+        if int(c) not in listed:
+            yield None, None, c
+
+
 def coroutine_pointer(arg):
     """The struct cfa_coroutine * that arg names: a number from info
     cfa-coroutines, a coroutine object or a pointer to one."""
     arg = arg.strip()
     if arg.isdigit():
-        chains = list(coroutine_chains())
-        if int(arg) >= len(chains):
+        listed = list(all_coroutines())
+        if int(arg) >= len(listed):
             raise gdb.GdbError("no coroutine %s (info cfa-coroutines lists them)" % arg)
-        return chains[int(arg)][2]
+        return listed[int(arg)][2]
     value = gdb.parse_and_eval(arg)
     if value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR:
         value = value.dereference()
@@ -155,20 +173,21 @@ def coroutine_pointer(arg):
 
 
 class InfoCfaCoroutines(gdb.Command):
-    """List the coroutines each live cfa-lite thread is inside: the one it
-    runs (depth 0) and the chain of those that resumed it. A suspended
-    coroutine that no thread is inside is not on a chain: show its stack
-    with cfa-coroutine VARIABLE bt."""
+    """List every started cfa-lite coroutine: those each live thread is
+    inside, the one it runs (depth 0) and the chain of those that resumed
+    it, then the suspended ones no thread is inside. cfa-coroutine N bt
+    shows the stack of one that is not running."""
 
     def __init__(self):
         super().__init__("info cfa-coroutines", gdb.COMMAND_STATUS)
 
     def invoke(self, arg, from_tty):
         print("%4s  %-8s %-5s  %-16s %-20s %s" % ("Num", "Thread", "Depth", "Type", "Name", "State"))
-        for num, (t, depth, c) in enumerate(coroutine_chains()):
+        for num, (t, depth, c) in enumerate(all_coroutines()):
             type_name = text(c["type_name"]) or "?"
-            state = "running" if depth == 0 else "resuming"
-            print("%4d  %-8d %-5d  %-16s %-20s %s" % (num, int(t["id"]), depth, type_name,
+            state = "suspended" if t is None else "running" if depth == 0 else "resuming"
+            print("%4d  %-8s %-5s  %-16s %-20s %s" % (num, "-" if t is None else int(t["id"]),
+                                                      "-" if t is None else depth, type_name,
                                                       text(c["name"]) or type_name, state))
 
 

@@ -63,6 +63,7 @@ struct cfa_coroutine {
     struct cfa_coroutine *last;
     int                   state;       /* enum cfa_coroutine_state */
     void                 *sanitizer_fiber; /* TSan fiber, when built with TSan */
+    struct cfa_coroutine *all_prev, *all_next; /* started, not halted: the registry (debugger) */
 };
 
 /* Records main and object; allocates nothing. May be repeated while the
