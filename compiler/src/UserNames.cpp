@@ -14,6 +14,10 @@ std::string withUserNames(std::string Text) {
   // new(T, ...) whose T did not parse as a type: the prelude's literal got
   // whatever was left (a function, say), or nothing.
   static const llvm::Regex NewNotType("variable '__cfa_literal' .*");
+  // A macro of the prelude the user's text expanded: new() is one; the
+  // note about any other only shows how the prelude is built (dropped).
+  static const llvm::Regex NewMacro("macro '__cfa_new'");
+  static const llvm::Regex HelperMacroNote("^expansion of macro '__cfa[A-Za-z0-9_]*' requested here$");
   // A typo correction that proposes a helper of the lowered program (the
   // user wrote `_cfa_waitfor_addt`) is no help: the message ends before it,
   // and a note that is only the suggestion becomes empty (not printed).
@@ -26,6 +30,10 @@ std::string withUserNames(std::string Text) {
     Text = NewType.sub("'\\2'", Text);
   if (NewNotType.match(Text))
     Text = NewNotType.sub("'new' needs a type: new(T) or new(T, initializers)", Text);
+  while (NewMacro.match(Text))
+    Text = NewMacro.sub("'new'", Text);
+  if (HelperMacroNote.match(Text))
+    Text.clear();
   while (HelperSuggestion.match(Text))
     Text = HelperSuggestion.sub("", Text);
   return Text;

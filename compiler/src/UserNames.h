@@ -2,9 +2,10 @@
 // spelt as the user wrote them: a type's main (`__cfa_main_T`) is `main`,
 // a duration unit (`__cfa_ms`, what the prelude's `ms(n)` expands to) is
 // `ms`, the type of `new(T, ...)` is `T *` (not the prelude's
-// `typeof (*__cfa_literal) *`), and a typo correction that proposes a
-// helper (`did you mean '__cfa_waitfor_add'?`) is dropped. Both stages' diagnostic printers apply it
-// to every message.
+// `typeof (*__cfa_literal) *`), the prelude's `__cfa_new` macro is `new`;
+// a typo correction that proposes a helper (`did you mean
+// '__cfa_waitfor_add'?`) and a note naming another prelude macro are
+// dropped. Both stages' diagnostic printers apply it to every message.
 #ifndef CFACC_USER_NAMES_H
 #define CFACC_USER_NAMES_H
 
