@@ -124,13 +124,21 @@ public:
                          std::to_string(Columns(Column ? Column - 1 : 0) + 1) + ": " + M[4].str() + ": " +
                          Message;
       emit(Out, Head, false);
-      emit(Out, Quote[1].str() + User, false);
-      size_t Prefix = Quote[1].size();
       ++I;
-      while (I + 1 < Lines.size() && isMarkerLine(Lines[I + 1], Prefix)) {
+      emitQuote(Out, Lines, I, Quote[1], User, Columns);
+      // A range over several lines quotes the lines after the first too:
+      // each is the user's line of the same number (lowering keeps lines).
+      while (I + 1 < Lines.size() && Quoted.match(Lines[I + 1], &Quote)) {
         ++I;
-        if (!Lines[I].contains("__cfa")) // a fix-it inserting a helper's name
-          emit(Out, moveMarkers(Lines[I], Prefix, Columns), false);
+        unsigned Next = 0;
+        Quote[1].trim().drop_back().trim().getAsInteger(10, Next);
+        if (Next == 0 || Next > Original->size()) { // lowered lines past the user's end
+          while (I + 1 < Lines.size() && isMarkerLine(Lines[I + 1], Quote[1].size()))
+            ++I;
+          continue;
+        }
+        const std::string &NextUser = (*Original)[Next - 1];
+        emitQuote(Out, Lines, I, Quote[1], NextUser, ColumnMap(Quote[2], NextUser));
       }
     }
     return Out;
@@ -142,6 +150,19 @@ private:
   bool Dropping = false;
   llvm::Regex Location{"^(.+):([0-9]+):([0-9]+): (error|warning|note|remark|fatal error): (.*)$"};
   llvm::Regex Quoted{"^( *[0-9]+ \\| )(.*)$"};
+
+  // The quoted line at Lines[I], as the user's line, then its marker lines
+  // (caret, ranges, fix-its) moved under the user's columns; I ends on the
+  // last line used.
+  static void emitQuote(std::string &Out, llvm::ArrayRef<llvm::StringRef> Lines, size_t &I,
+                        llvm::StringRef Prefix, const std::string &User, const ColumnMap &Columns) {
+    emit(Out, Prefix.str() + User, false);
+    while (I + 1 < Lines.size() && isMarkerLine(Lines[I + 1], Prefix.size())) {
+      ++I;
+      if (!Lines[I].contains("__cfa")) // a fix-it inserting a helper's name
+        emit(Out, moveMarkers(Lines[I], Prefix.size(), Columns), false);
+    }
+  }
 
   static void emit(std::string &Out, const std::string &Line, bool Last) {
     Out += Line;
