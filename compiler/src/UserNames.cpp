@@ -18,6 +18,8 @@ std::string withUserNames(std::string Text) {
   // note about any other only shows how the prelude is built (dropped).
   static const llvm::Regex NewMacro("macro '__cfa_new'");
   static const llvm::Regex HelperMacroNote("^expansion of macro '__cfa[A-Za-z0-9_]*' requested here$");
+  // The note under a dropped suggestion: where the helper is declared.
+  static const llvm::Regex HelperDeclaredNote("^'__cfa[A-Za-z0-9_]*' declared here$");
   // A typo correction that proposes a helper of the lowered program (the
   // user wrote `_cfa_waitfor_addt`) is no help: the message ends before it,
   // and a note that is only the suggestion becomes empty (not printed).
@@ -32,7 +34,7 @@ std::string withUserNames(std::string Text) {
     Text = NewNotType.sub("'new' needs a type: new(T) or new(T, initializers)", Text);
   while (NewMacro.match(Text))
     Text = NewMacro.sub("'new'", Text);
-  if (HelperMacroNote.match(Text))
+  if (HelperMacroNote.match(Text) || HelperDeclaredNote.match(Text))
     Text.clear();
   while (HelperSuggestion.match(Text))
     Text = HelperSuggestion.sub("", Text);
