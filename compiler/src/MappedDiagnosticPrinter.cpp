@@ -62,12 +62,22 @@ bool MappedDiagnosticPrinter::isInOwnHeader(clang::SourceLocation Loc, const cla
 
 void MappedDiagnosticPrinter::HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
                                                const clang::Diagnostic &Info) {
-  DiagnosticConsumer::HandleDiagnostic(Level, Info);
-  if (!Printer)
-    BeginSourceFile(LangOpts, nullptr);
   llvm::SmallString<256> Message;
   Info.FormatDiagnostic(Message);
   std::string Text = withUserNames(Message.str().str());
+  if (Level == clang::DiagnosticsEngine::Note && DroppedCascade)
+    return;
+  DroppedCascade = false;
+  if (Level >= clang::DiagnosticsEngine::Error && isHelperCascade(Text)) {
+    if (getNumErrors() > 0) {
+      DroppedCascade = true; // not counted: the earlier error is the user's
+      return;
+    }
+    Text = HelperCascadeAlone;
+  }
+  DiagnosticConsumer::HandleDiagnostic(Level, Info);
+  if (!Printer)
+    BeginSourceFile(LangOpts, nullptr);
   if (Text.empty())
     return; // a note that only proposed a helper's name
 

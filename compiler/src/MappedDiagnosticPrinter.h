@@ -52,6 +52,7 @@ private:
   std::unique_ptr<clang::SourceManager> OriginalSM;
   std::unique_ptr<clang::TextDiagnostic> Printer;
   std::map<std::string, clang::FileID> Files;
+  bool DroppedCascade = false; // the last error was dropped: so are its notes
 };
 
 } // namespace cfacc

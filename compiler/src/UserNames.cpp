@@ -41,4 +41,12 @@ std::string withUserNames(std::string Text) {
   return Text;
 }
 
+bool isHelperCascade(const std::string &Text) {
+  static const llvm::Regex Undeclared("^(use of undeclared identifier|unknown type name) '__cfa[A-Za-z0-9_]*'(; did you mean '[^']*'\\?)?$");
+  return Undeclared.match(Text);
+}
+
+const char HelperCascadeAlone[] =
+    "internal error: cfacc lowered this construct incompletely; please report the program";
+
 } // namespace cfacc

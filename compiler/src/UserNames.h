@@ -6,6 +6,12 @@
 // a typo correction that proposes a helper (`did you mean
 // '__cfa_waitfor_add'?`) and a note naming another prelude macro are
 // dropped. Both stages' diagnostic printers apply it to every message.
+//
+// A helper that lowering declares is undeclared only where the user's own
+// error broke its declaration (`mutex (*a] ) {...}` loses the statement's
+// monitor array): such an error (isHelperCascade) is dropped, with its
+// notes and from the error count, when an earlier error was reported;
+// otherwise it is a defect of cfacc and says so (HelperCascadeAlone).
 #ifndef CFACC_USER_NAMES_H
 #define CFACC_USER_NAMES_H
 
@@ -13,5 +19,7 @@
 
 namespace cfacc {
 std::string withUserNames(std::string Text);
+bool isHelperCascade(const std::string &Text);
+extern const char HelperCascadeAlone[];
 } // namespace cfacc
 #endif
