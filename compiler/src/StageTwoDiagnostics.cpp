@@ -79,28 +79,13 @@ public:
       llvm::SmallVector<llvm::StringRef, 6> M;
       if (!Location.match(Lines[I], &M)) {
         if (!Dropping || !isSnippetLine(Lines[I]))
-          emit(Out, withErrorCount(withUserNames(Lines[I].str())), I + 1 == Lines.size());
+          emit(Out, withUserNames(Lines[I].str()), I + 1 == Lines.size());
         if (!isSnippetLine(Lines[I]))
           Dropping = false;
         continue;
       }
       std::string File = canonical(M[1]);
       std::string Message = withUserNames(M[5].str());
-      if (M[4] == "note" && DroppingCascade) {
-        Dropping = true;
-        continue;
-      }
-      DroppingCascade = false;
-      bool IsError = M[4].ends_with("error");
-      if (IsError && isHelperCascade(Message)) {
-        if (ErrorsShown > 0) { // the earlier error is the user's
-          ++ErrorsDropped;
-          Dropping = DroppingCascade = true;
-          continue;
-        }
-        Message = HelperCascadeAlone;
-      }
-      ErrorsShown += IsError;
       // A note in cfacc's headers, or one that only proposed a helper's name.
       Dropping = M[4] == "note" && (isOwnHeader(File) || Message.empty());
       if (Dropping)
@@ -163,8 +148,6 @@ private:
   const StageTwoSources &Sources;
   std::map<std::string, std::vector<std::string>> Cache;
   bool Dropping = false;
-  bool DroppingCascade = false; // the last error was dropped: so are its notes
-  unsigned ErrorsShown = 0, ErrorsDropped = 0;
   llvm::Regex Location{"^(.+):([0-9]+):([0-9]+): (error|warning|note|remark|fatal error): (.*)$"};
   llvm::Regex Quoted{"^( *[0-9]+ \\| )(.*)$"};
 
@@ -179,17 +162,6 @@ private:
       if (!Lines[I].contains("__cfa")) // a fix-it inserting a helper's name
         emit(Out, moveMarkers(Lines[I], Prefix.size(), Columns), false);
     }
-  }
-
-  // Clang's closing count ("3 errors generated."), less the dropped ones.
-  std::string withErrorCount(std::string Line) const {
-    static const llvm::Regex Count("(^|and )([0-9]+) errors? generated");
-    llvm::SmallVector<llvm::StringRef, 3> C;
-    unsigned N = 0;
-    if (!ErrorsDropped || !Count.match(Line, &C) || C[2].getAsInteger(10, N) || N < ErrorsDropped)
-      return Line;
-    N -= ErrorsDropped;
-    return Count.sub("\\1" + std::to_string(N) + (N == 1 ? " error" : " errors") + " generated", Line);
   }
 
   static void emit(std::string &Out, const std::string &Line, bool Last) {

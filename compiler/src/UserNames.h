@@ -12,6 +12,8 @@
 // monitor array): such an error (isHelperCascade) is dropped, with its
 // notes and from the error count, when an earlier error was reported;
 // otherwise it is a defect of cfacc and says so (HelperCascadeAlone).
+// Stage 1 reports it (the lowering that lost the declaration ran there
+// and stopped the compilation), so only its printer applies this rule.
 #ifndef CFACC_USER_NAMES_H
 #define CFACC_USER_NAMES_H
 
