@@ -40,6 +40,12 @@ static _Atomic int runtime_kthreads = 1; /* the main kernel thread */
 void runtime_kthread_enter(void) { atomic_fetch_add(&runtime_kthreads, 1); }
 void runtime_kthread_leave(void) { atomic_fetch_sub(&runtime_kthreads, 1); }
 
+void deadlock_fork_child(bool forking_processor)
+{
+    atomic_store(&runtime_pending_wakeups, 0);
+    atomic_store(&runtime_kthreads, forking_processor ? 1 : 0);
+}
+
 /* Whether task `tid` of this process is one of io_uring's own workers
  * (iou-wrk-*, iou-sqp-*): the kernel starts them inside the process for
  * requests it cannot complete inline (a file read, an openat), and they
