@@ -27,6 +27,7 @@
 // CHECK: parent: 4 workers counted 4000000, 4 pthreads after the forks joined
 #include "check.h"
 #include "kthread.h"
+#include <cfa/io.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>

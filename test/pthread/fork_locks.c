@@ -24,16 +24,20 @@
 
 enum { PTHREADS = 4, ROUNDS = 1000, CHILD_OK = 42 };
 
-static _Atomic int armed, held, release, stop;
+/* Each holds a round number (1, 2, ...), 0 for none: a hook call of an
+ * earlier round can never be taken for the current one's. */
+static _Atomic long armed, held, release;
+static _Atomic int stop;
 
-/* Holds the first notifier that takes a sleeper once armed, until
- * released. In the child `armed` is already 0: it never holds there. */
+/* Holds the first notifier that takes a sleeper once armed, until its
+ * round is released. In the child `armed` is already 0: it never holds
+ * there. */
 void cfa_test_hook(enum cfa_test_step step) {
-    int one = 1;
-    if (step != CFA_STEP_NOTIFY_TOOK || !atomic_compare_exchange_strong(&armed, &one, 0))
+    long round = atomic_load(&armed);
+    if (step != CFA_STEP_NOTIFY_TOOK || round == 0 || !atomic_compare_exchange_strong(&armed, &round, 0))
         return;
-    atomic_store(&held, 1);
-    while (!atomic_load(&release))
+    atomic_store(&held, round);
+    while (atomic_load(&release) != round)
         sched_yield();
 }
 
@@ -91,15 +95,14 @@ int main(int argc, char **argv) {
     struct extra_procs extra;
     procs_start(&extra, 3);
     for (long rep = 0; rep < repeat; rep++) {
+        long round = rep + 1;
         atomic_store(&stop, 0);
-        atomic_store(&held, 0);
-        atomic_store(&release, 0);
         memset(&parker, 0, sizeof parker);
         memset(&unparker, 0, sizeof unparker);
         cfa_thread_start(&parker, parker_main, NULL, "parker", 0);
         cfa_thread_start(&unparker, unparker_main, NULL, "unparker", 0);
-        atomic_store(&armed, 1);
-        while (!atomic_load(&held))
+        atomic_store(&armed, round);
+        while (atomic_load(&held) != round)
             sched_yield(); /* the kernel's: this thread keeps its processor */
         fflush(stdout);
         pid_t pid = fork();
@@ -113,7 +116,7 @@ int main(int argc, char **argv) {
             printf("forked while a notifier held its reader flag: the child resized its cluster to 4 processors "
                    "and %d pthreads counted %d\n",
                    PTHREADS, PTHREADS * ROUNDS);
-        atomic_store(&release, 1);
+        atomic_store(&release, round);
         atomic_store(&stop, 1);
         cfa_thread_join(&unparker);
         cfa_thread_join(&parker);
