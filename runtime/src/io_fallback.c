@@ -334,7 +334,9 @@ static void start(void)
 
 void fallback_fork_child(void)
 {
-    for (int i = 0; i < CHUNKS; i++)
+    /* Only the chunks in use: the table's untouched pages stay unwritten. */
+    int used = atomic_load(&chunks_used);
+    for (int i = 0; i < used; i++)
         atomic_store(&chunks[i], NULL); /* waiters of the parent's threads: leaked */
     atomic_store(&chunks_used, 0);
     struct poller_timer *timers[] = { &wakeup, &deadlines };
