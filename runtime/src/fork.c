@@ -30,8 +30,9 @@
  *   C1 child: release them; the survivor is the only registered thread,
  *      and the threads of the parent are ghosts (fork_ghost);
  *   C2 forget the other threads' waits: the timer heap, pthread
- *      bookkeeping (the count pthread_exit in main waits for), fork-join
- *      pools and their workers;
+ *      bookkeeping (the count pthread_exit in main waits for), FILE locks
+ *      (those other threads held are free, as glibc frees its own),
+ *      fork-join pools and their workers;
  *   C3 every cluster: empty lanes, no lock or reader flag held, no idle
  *      processor listed (whatever a vanished kernel thread held is free);
  *   C4 every processor: the forking one gets a new eventfd and a new ring
@@ -55,6 +56,7 @@
 #include "kthread.h"
 #include "preemption.h"
 #include "processor.h"
+#include "pthread_stdio.h"
 #include "pthread_thread.h"
 #include "ready_queue.h"
 #include "registry.h"
@@ -100,6 +102,7 @@ static void child(void)
     /* C2 */
     timer_fork_child();
     pthread_fork_child(survivor);
+    stdio_locks_fork_child();
     forkjoin_fork_child(survivor);
     /* C3 */
     for (struct cfa_cluster_state *cs = registry_clusters(); cs; cs = cs->all_next)

@@ -4,9 +4,10 @@
 // held there:
 //   - from the main thread: pthreads and cfa-lite threads hand a count
 //     through a mutex and condition variable, a processor starts and stops,
-//     and a read of an empty pipe parks only its caller (the writer waits
+//     a read of an empty pipe parks only its caller (the writer waits
 //     until the reader is BLOCKED, which a read that blocked the processor
-//     never is);
+//     never is), and a FILE that a parent's pthread held with flockfile at
+//     the fork is free (as glibc frees its own FILE locks there);
 //   - from a pthread that is not the main thread, and from a kernel thread
 //     that is not a processor (whose child has no user thread at all);
 //   - daemonising: the first child forks the daemon and exits at once; the
@@ -19,7 +20,7 @@
 //
 // RUN: %cc %s -I%S/../runtime/include -I%S/include -o %t %cfa-link
 // RUN: env CFA_PREEMPTION_MS=1 TSAN_OPTIONS=die_after_fork=0 %timeout %t %stress | FileCheck %s
-// CHECK: child of the main thread: 4 pthreads and a thread counted 5000, a processor came and went, the pipe reader parked alone, workers still
+// CHECK: child of the main thread: 4 pthreads and a thread counted 5000, a processor came and went, the pipe reader parked alone, a held FILE free, workers still
 // CHECK: child of a pthread: 4 pthreads counted 4000
 // CHECK: child of a kernel thread: 4 pthreads counted 4000
 // CHECK: daemon: its own session, 4 pthreads counted 4000, its parent gone
@@ -29,6 +30,7 @@
 #include "kthread.h"
 #include <cfa/io.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,6 +132,9 @@ static bool pipe_reader_parks(void) {
 }
 
 static int child_of_main(struct worker *w, const long *at_fork) {
+    bool file_free = ftrylockfile(stderr) == 0;
+    if (file_free)
+        funlockfile(stderr);
     long total = hand_count_around(true);
     struct cfa_processor *extra = cfa_processor_new(cfa_default_cluster());
     unsigned procs = cfa_cluster_processor_count(cfa_default_cluster());
@@ -138,9 +143,9 @@ static int child_of_main(struct worker *w, const long *at_fork) {
     bool ghosts_still = true; /* the workers do not run here */
     for (int i = 0; i < WORKERS; i++)
         ghosts_still &= w[i].count == at_fork[i];
-    if (total != (PTHREADS + 1) * ROUNDS || procs != 4 || !parked || !ghosts_still) {
-        fprintf(stderr, "child of main: total %ld, processors %u, parked %d, ghosts still %d\n", total, procs,
-                parked, ghosts_still);
+    if (total != (PTHREADS + 1) * ROUNDS || procs != 4 || !parked || !ghosts_still || !file_free) {
+        fprintf(stderr, "child of main: total %ld, processors %u, parked %d, ghosts still %d, file free %d\n",
+                total, procs, parked, ghosts_still, file_free);
         return 1;
     }
     return CHILD_OK;
@@ -161,6 +166,18 @@ static int fork_and_wait(int (*life)(void *), void *arg) {
 }
 
 struct main_fork { struct worker *w; };
+
+/* Holds stderr's FILE lock until `release` is readable. */
+static int file_holder_release[2];
+static sem_t file_held;
+static void *hold_stderr(void *arg) {
+    flockfile(stderr);
+    sem_post(&file_held);
+    char c;
+    ssize_t n = PARKING_READ(file_holder_release[0], &c, 1);
+    funlockfile(stderr);
+    return (void *)(long)n;
+}
 
 static int main_child_life(void *arg) {
     struct worker *w = ((struct main_fork *)arg)->w;
@@ -252,10 +269,19 @@ int main(int argc, char **argv) {
             cfa_thread_start(&w[i].thread, worker_main, &w[i], "Worker", 0);
 
         struct main_fork mf = { w };
+        pthread_t holder;
+        CHECK(pipe(file_holder_release) == 0);
+        CHECK_EQ(sem_init(&file_held, 0, 0), 0);
+        CHECK_EQ(pthread_create(&holder, NULL, hold_stderr, NULL), 0);
+        CHECK_EQ(sem_wait(&file_held), 0);
         CHECK_EQ(fork_and_wait(main_child_life, &mf), CHILD_OK);
+        CHECK(write(file_holder_release[1], "x", 1) == 1);
+        CHECK_EQ(pthread_join(holder, NULL), 0);
+        close(file_holder_release[0]);
+        close(file_holder_release[1]);
         if (rep == 0)
             printf("child of the main thread: %d pthreads and a thread counted %d, a processor came and went, "
-                   "the pipe reader parked alone, workers still\n",
+                   "the pipe reader parked alone, a held FILE free, workers still\n",
                    PTHREADS, (PTHREADS + 1) * ROUNDS);
 
         pthread_t forker;
