@@ -4,6 +4,7 @@
 // held there:
 //   - from the main thread: pthreads and cfa-lite threads hand a count
 //     through a mutex and condition variable, a processor starts and stops,
+//     and so does one the parent started,
 //     a read of an empty pipe parks only its caller (the writer waits
 //     until the reader is BLOCKED, which a read that blocked the processor
 //     never is), and a FILE that a parent's pthread held with flockfile at
@@ -20,7 +21,7 @@
 //
 // RUN: %cc %s -I%S/../runtime/include -I%S/include -o %t %cfa-link
 // RUN: env CFA_PREEMPTION_MS=1 TSAN_OPTIONS=die_after_fork=0 %timeout %t %stress | FileCheck %s
-// CHECK: child of the main thread: 4 pthreads and a thread counted 5000, a processor came and went, the pipe reader parked alone, a held FILE free, workers still
+// CHECK: child of the main thread: 4 pthreads and a thread counted 5000, processors came and went, the pipe reader parked alone, a held FILE free, workers still
 // CHECK: child of a pthread: 4 pthreads counted 4000
 // CHECK: child of a kernel thread: 4 pthreads counted 4000
 // CHECK: daemon: its own session, 4 pthreads counted 4000, its parent gone
@@ -45,10 +46,21 @@
 #ifndef PARKING_READ
 #define PARKING_READ read
 #endif
+// ThreadSanitizer does not see the kernel threads a child of a
+// multi-threaded fork starts (docs/pthreads.md, "Sanitizers"), and its
+// pthread_join of one fails its own check: there the child does not stop a
+// processor the parent started.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHILD_CANNOT_JOIN_KTHREADS 1
+#endif
+#endif
 
 enum { WORKERS = 4, COUNT = 1000000, PTHREADS = 4, ROUNDS = 1000, CHILD_OK = 42 };
 
 struct worker { long count; struct cfa_thread thread; };
+
+static struct extra_procs extra; /* the parent's processors but the main one */
 
 static void worker_main(void *object) {
     struct worker *w = object;
@@ -136,16 +148,21 @@ static int child_of_main(struct worker *w, const long *at_fork) {
     if (file_free)
         funlockfile(stderr);
     long total = hand_count_around(true);
-    struct cfa_processor *extra = cfa_processor_new(cfa_default_cluster());
+    struct cfa_processor *added = cfa_processor_new(cfa_default_cluster());
     unsigned procs = cfa_cluster_processor_count(cfa_default_cluster());
-    cfa_processor_delete(extra);
+    cfa_processor_delete(added);
+    bool parents_stopped = true;
+#ifndef CHILD_CANNOT_JOIN_KTHREADS
+    cfa_processor_stop(&extra.p[0]); /* one the parent started: restarted here */
+    parents_stopped = cfa_cluster_processor_count(cfa_default_cluster()) == 2;
+#endif
     bool parked = pipe_reader_parks();
     bool ghosts_still = true; /* the workers do not run here */
     for (int i = 0; i < WORKERS; i++)
         ghosts_still &= w[i].count == at_fork[i];
-    if (total != (PTHREADS + 1) * ROUNDS || procs != 4 || !parked || !ghosts_still || !file_free) {
-        fprintf(stderr, "child of main: total %ld, processors %u, parked %d, ghosts still %d, file free %d\n",
-                total, procs, parked, ghosts_still, file_free);
+    if (total != (PTHREADS + 1) * ROUNDS || procs != 4 || !parents_stopped || !parked || !ghosts_still || !file_free) {
+        fprintf(stderr, "child of main: total %ld, processors %u, parent's stopped %d, parked %d, ghosts still %d, "
+                "file free %d\n", total, procs, parents_stopped, parked, ghosts_still, file_free);
         return 1;
     }
     return CHILD_OK;
@@ -260,7 +277,6 @@ static void fork_then_exec(void) {
 
 int main(int argc, char **argv) {
     long repeat = repeat_count(argc, argv);
-    struct extra_procs extra;
     procs_start(&extra, 3);
     for (long rep = 0; rep < repeat; rep++) {
         struct worker w[WORKERS];
@@ -280,7 +296,7 @@ int main(int argc, char **argv) {
         close(file_holder_release[0]);
         close(file_holder_release[1]);
         if (rep == 0)
-            printf("child of the main thread: %d pthreads and a thread counted %d, a processor came and went, "
+            printf("child of the main thread: %d pthreads and a thread counted %d, processors came and went, "
                    "the pipe reader parked alone, a held FILE free, workers still\n",
                    PTHREADS, (PTHREADS + 1) * ROUNDS);
 
