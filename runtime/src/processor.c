@@ -332,6 +332,9 @@ bool processor_fork_child(struct cfa_processor_state *s, bool forking)
     s->stack_cached = 0;
     s->altstack = NULL;
     s->signalable = false;
+    s->sleeper.listed = false;
+    /* Runs nothing until it restarts: asleep, for the deadlock check. */
+    atomic_store(&s->sleeper.state, IDLE_SLEEP);
     atomic_store(&s->up, STEP_WAITING);
     s->restart = true;
     return true;
