@@ -229,6 +229,16 @@ static void *forking_kthread(void *arg) {
     return (void *)(long)fork_and_wait(counting_child_life, NULL);
 }
 
+/* Reads fd until end of file into buf (a string), then closes fd. */
+static void read_to_end(int fd, char *buf, size_t size) {
+    size_t got = 0;
+    ssize_t n;
+    while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
+        got += (size_t)n;
+    buf[got] = 0;
+    close(fd);
+}
+
 /* ---- daemonising: fork, the parent exits, setsid, then threads -------- */
 
 static void daemonise(void) {
@@ -255,12 +265,8 @@ static void daemonise(void) {
     int status;
     CHECK(waitpid(first, &status, 0) == first);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "first child status %#x", status);
-    char line[128] = {0};
-    size_t got = 0;
-    ssize_t n;
-    while (got < sizeof line - 1 && (n = read(report[0], line + got, sizeof line - 1 - got)) > 0)
-        got += (size_t)n;
-    close(report[0]);
+    char line[128];
+    read_to_end(report[0], line, sizeof line);
     int own_session = 0;
     long total = 0;
     CHECK(sscanf(line, "%d %ld", &own_session, &total) == 2, "the daemon said '%s'", line);
@@ -297,12 +303,8 @@ static void child_waits_for_a_ghost(void) {
         _exit(0); /* not reached */
     }
     close(err[1]);
-    char text[1024] = {0};
-    size_t got = 0;
-    ssize_t n;
-    while (got < sizeof text - 1 && (n = read(err[0], text + got, sizeof text - 1 - got)) > 0)
-        got += (size_t)n;
-    close(err[0]);
+    char text[1024];
+    read_to_end(err[0], text, sizeof text);
     int status;
     CHECK(waitpid(pid, &status, 0) == pid);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "child status %#x: %s", status, text);
