@@ -6,7 +6,9 @@
 #include "cache_aligned.h"
 #include "cluster.h"
 #include "processor.h"
+#include "fork.h"
 #include "ready_queue.h"
+#include "registry.h"
 #include "thread_internal.h"
 
 #include <cfa/runtime.h>
@@ -17,6 +19,13 @@
 void cluster_state_init(struct cfa_cluster_state *cs)
 {
     ready_queue_init(&cs->ready);
+    registry_add_cluster(cs);
+}
+
+void cluster_state_fork_child(struct cfa_cluster_state *cs)
+{
+    ready_queue_fork_child(&cs->ready);
+    idle_list_fork_child(&cs->idle);
 }
 
 void cfa_cluster_init(struct cfa_cluster *cl)
@@ -41,6 +50,7 @@ void cfa_cluster_destroy(struct cfa_cluster *cl)
                   cl->name ? cl->name : "(unnamed)", atomic_load(&cl->state->nprocs));
     if (ready_queue_any(&cl->state->ready))
         cfa_fatal("cluster %s destroyed with ready threads in it", cl->name ? cl->name : "(unnamed)");
+    registry_remove_cluster(cl->state);
     ready_queue_fini(&cl->state->ready);
     free(cl->state);
     cl->state = NULL;
@@ -63,6 +73,7 @@ void cfa_migrate(struct cfa_cluster *cl)
         cfa_fatal("migrate to cluster %s before cfa_cluster_init", cl->name ? cl->name : "(unnamed)");
     if (t->cluster == cl)
         return;
+    fork_revive();
     /* The yield's post action pushes onto t->cluster: the new one. */
     t->cluster = cl;
     t->last_lane = UINT32_MAX; /* a lane number of the old cluster means nothing here */

@@ -15,10 +15,14 @@ struct cfa_cluster_state {
     struct ready_queue  ready;
     struct idle_list    idle;
     _Atomic unsigned    nprocs;
+    struct cfa_cluster_state *all_next, *all_prev; /* registry.c */
 };
 
 extern struct cfa_cluster cfa_main_cluster;
 
 void cluster_state_init(struct cfa_cluster_state *cs);
+/* In a child made by fork() (fork.c, step C3): no thread in any lane, no
+ * lock or reader flag held, no processor listed idle. */
+void cluster_state_fork_child(struct cfa_cluster_state *cs);
 
 #endif

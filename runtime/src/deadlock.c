@@ -36,9 +36,22 @@
 
 _Atomic long runtime_pending_wakeups;
 static _Atomic int runtime_kthreads = 1; /* the main kernel thread */
+/* ThreadSanitizer's background thread exists in a child of fork() only
+ * if the parent had one kernel thread (TSan restarts it then), which the
+ * child cannot tell. */
+static bool tsan_thread_unknown;
 
 void runtime_kthread_enter(void) { atomic_fetch_add(&runtime_kthreads, 1); }
 void runtime_kthread_leave(void) { atomic_fetch_sub(&runtime_kthreads, 1); }
+
+void deadlock_fork_child(bool forking_processor)
+{
+    atomic_store(&runtime_pending_wakeups, 0);
+    atomic_store(&runtime_kthreads, forking_processor ? 1 : 0);
+#ifdef CFA_TSAN
+    tsan_thread_unknown = true;
+#endif
+}
 
 /* Whether task `tid` of this process is one of io_uring's own workers
  * (iou-wrk-*, iou-sqp-*): the kernel starts them inside the process for
@@ -62,6 +75,8 @@ static bool foreign_kthreads(void)
     DIR *d = opendir("/proc/self/task");
     if (!d)
         return true; /* cannot tell: do not claim a deadlock */
+    if (tsan_thread_unknown)
+        return true;
     int tasks = 0;
     for (struct dirent *e; (e = readdir(d));)
         if (e->d_name[0] != '.' && !io_uring_worker(e->d_name))

@@ -6,6 +6,7 @@
 #define CFA_DEADLOCK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 /* Wake-ups that something other than a running thread will deliver later
  * (a timer, an I/O completion). While any is pending, all processors
@@ -24,5 +25,9 @@ void runtime_kthread_leave(void);
 /* Called by a processor about to block in idle sleep. */
 void deadlock_check(void *processor);
 void deadlock_configure(void);
+
+/* In a child made by fork(): no wake-up is pending, and the runtime's
+ * only kernel thread is the forking one if it is a processor. */
+void deadlock_fork_child(bool forking_processor);
 
 #endif

@@ -311,6 +311,14 @@ static inline struct fj_home *home_of(struct cfa_thread *t)
     return __builtin_expect(h != NULL, 1) ? h : home_attach(t);
 }
 
+void forkjoin_fork_child(struct cfa_thread *survivor)
+{
+    atomic_store(&pools_lock, 0);
+    atomic_store(&pools, NULL);
+    if (survivor)
+        survivor->forkjoin = NULL;
+}
+
 void forkjoin_thread_halted(struct cfa_thread *t)
 {
     struct fj_home *h = t->forkjoin;

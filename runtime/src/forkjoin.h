@@ -18,5 +18,9 @@ unsigned fj_processors(void);
 
 /* thread.c: t halts; its deque goes back to its pool for reuse. */
 void forkjoin_thread_halted(struct cfa_thread *t);
+/* In a child made by fork(): no pool (their workers were the parent's
+ * threads); the survivor's deque, with any task it had not run, is
+ * forgotten too. */
+void forkjoin_fork_child(struct cfa_thread *survivor);
 
 #endif

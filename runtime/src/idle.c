@@ -49,6 +49,13 @@ void idle_sleeper_fini(struct idle_sleeper *s)
     s->fd = -1;
 }
 
+void idle_list_fork_child(struct idle_list *l)
+{
+    atomic_store(&l->lock, 0);
+    l->head = NULL;
+    atomic_store(&l->first, NULL);
+}
+
 bool idle_try_register(struct idle_list *l, struct idle_sleeper *s)
 {
     if (!spin_try_lock(&l->lock)) {

@@ -81,6 +81,9 @@ struct idle_list {
 
 void idle_sleeper_init(struct idle_sleeper *s);
 void idle_sleeper_fini(struct idle_sleeper *s);
+/* In a child made by fork() (fork.c, step C3): no sleeper listed, the
+ * lock free; each processor's sleeper is set up anew (processor.c). */
+void idle_list_fork_child(struct idle_list *l);
 
 /* Registers s as idle and searching. Fails (returns false) rather than
  * wait when the list lock is busy: the caller searches again instead. */

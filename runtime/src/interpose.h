@@ -1,14 +1,11 @@
 /* interpose.h: whether an interposed blocking call (interpose_io.c,
  * interpose_poll.c) should park its caller: the caller is a user thread,
  * outside the runtime (its return address is not in the runtime's text
- * section: the runtime's own calls are glibc's), in the process that
- * started the runtime (a fork()ed child has no processors of its own:
- * fork.c). */
+ * section: the runtime's own calls are glibc's). */
 #ifndef CFA_INTERPOSE_H
 #define CFA_INTERPOSE_H
 
 #include "pthread_wait.h"
-#include "fork.h"
 #include <cfa/runtime.h>
 #include <stdbool.h>
 
@@ -21,12 +18,16 @@ static inline bool interpose_in_runtime(const void *pc)
 
 /* A macro: the return address must be the interposed function's own. */
 #define PARKS_CALLER() \
-    (cfa_this_thread() && !interpose_in_runtime(__builtin_return_address(0)) && !runtime_forked_child)
+    (cfa_this_thread() && !interpose_in_runtime(__builtin_return_address(0)))
 
 /* The interposed calls are weak: a program that defines a function of the
  * same name (its own `poll`, say) keeps it, as it would over glibc's. A
  * sanitizer's runtime defines them weakly too, and its definitions come
  * first: under a sanitizer these calls are the sanitizer's (glibc's). */
 #define PT_WEAK __attribute__((weak))
+
+/* In a child made by fork() (fork.c): the poll waiters were the parent's
+ * kernel threads; none exists, no call is queued for one. */
+void poll_waiters_fork_child(void);
 
 #endif

@@ -17,8 +17,7 @@
  *   - a regular file, directory or block device: the call waits for the
  *     disk at worst, never for another thread, so it is made directly (a
  *     page-cache hit costs no more than the system call);
- *   - a kernel thread that is not running a user thread, or the process
- *     made by fork() (it has no processors of its own);
+ *   - a kernel thread that is not running a user thread;
  *   - the runtime's own calls (the caller's address is in the runtime's
  *     text section): the runtime's I/O engine itself, its wake-ups.
  * Calls glibc makes inside itself (stdio's writes) do not come here.

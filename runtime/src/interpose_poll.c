@@ -14,8 +14,8 @@
  * The queue's mutex and condition variable and the semaphore are the
  * runtime's own pthread objects (pthread_wait.h): user threads park on
  * them, the waiter threads block on them.
- * Calls from a kernel thread, from a fork()ed child or from the runtime
- * itself are glibc's (interpose.h).
+ * Calls from a kernel thread or from the runtime itself are glibc's
+ * (interpose.h).
  */
 #include "interpose.h"
 
@@ -46,6 +46,14 @@ static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t  queued = PTHREAD_COND_INITIALIZER;
 static struct cfa_queue jobs;
 static unsigned idle_waiters;
+
+void poll_waiters_fork_child(void)
+{
+    queue_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    queued = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    jobs = (struct cfa_queue){ 0 };
+    idle_waiters = 0;
+}
 
 static int glibc_wait(struct poll_job *j, int timeout)
 {

@@ -332,6 +332,25 @@ static void start(void)
     pthread_detach(kt);
 }
 
+void fallback_fork_child(void)
+{
+    /* Only the chunks in use: the table's untouched pages stay unwritten. */
+    int used = atomic_load(&chunks_used);
+    for (int i = 0; i < used; i++)
+        atomic_store(&chunks[i], NULL); /* waiters of the parent's threads: leaked */
+    atomic_store(&chunks_used, 0);
+    struct poller_timer *timers[] = { &wakeup, &deadlines };
+    for (int i = 0; i < 2; i++) {
+        if (timers[i]->fd >= 0)
+            close(timers[i]->fd);
+        *timers[i] = (struct poller_timer){ -1, PTHREAD_MUTEX_INITIALIZER, TIMER_NONE };
+    }
+    if (epfd >= 0)
+        close(epfd);
+    epfd = -1;
+    started = (pthread_once_t)PTHREAD_ONCE_INIT;
+}
+
 void fallback_start(io_future *f)
 {
     pthread_once(&started, start);

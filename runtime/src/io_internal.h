@@ -59,6 +59,7 @@ int64_t io_syscall_nowait(const struct cfa_io_request *r);
 /* io_uring.c */
 bool     io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size);
 void     io_ring_fini(struct io_context *io);   /* cancels, drains, hands leftovers on */
+void     io_ring_forget(struct io_context *io); /* a fork()ed child's copy: unmapped, closed, nothing submitted */
 bool     io_ring_precheck(io_future *f);    /* false: f ended there (completed or handed on) */
 void     io_ring_start(struct io_context *io, io_future *f);
 unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
@@ -89,10 +90,15 @@ enum sendfile_next sendfile_step(io_future *f, int res, int64_t *final); /* afte
 /* io_fallback.c */
 void fallback_start(io_future *f);
 void fallback_arm(int64_t deadline);
+/* In a child made by fork(): the poller and its epoll instance and
+ * timerfds were the parent's; the next request starts new ones. */
+void fallback_fork_child(void);
 extern _Atomic unsigned long fallback_waits;      /* statistics */
 
 /* io_pool.c */
 void pool_submit(io_future *f);
+/* In a child made by fork(): no worker exists, no job is queued. */
+void io_pool_fork_child(void);
 extern _Atomic unsigned long pool_jobs;           /* statistics */
 
 #endif

@@ -130,6 +130,14 @@ static void *worker(void *arg)
     }
 }
 
+void io_pool_fork_child(void)
+{
+    lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    cond_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    jobs = (struct cfa_queue){ 0 };
+    queued = idle = workers = 0;
+}
+
 void pool_submit(io_future *f)
 {
     pthread_once(&cond_once, cond_init);

@@ -143,6 +143,23 @@ void io_processor_fini(struct cfa_processor_state *p)
     free(io);
 }
 
+void io_processor_fork_child(void)
+{
+    atomic_store(&all_lock, 0);
+    all = NULL;
+}
+
+void io_processor_forget(struct cfa_processor_state *p)
+{
+    struct io_context *io = p->io;
+    if (!io)
+        return;
+    if (io->uring)
+        io_ring_forget(io);
+    p->io = NULL;
+    free(io);
+}
+
 /* Expired timers, if any are due; the clock is read only when a timer
  * exists. Returns the earliest deadline still pending, or TIMER_NONE, and
  * adds the number of waits ended to *n. */

@@ -83,6 +83,11 @@ struct io_context {
 
 void io_processor_init(struct cfa_processor_state *p);
 void io_processor_fini(struct cfa_processor_state *p);
+/* In a child made by fork(): io_processor_fork_child forgets every
+ * context, then io_processor_forget lets each processor's copy go (the
+ * parent's ring is left as it was; nothing is submitted). */
+void io_processor_fork_child(void);
+void io_processor_forget(struct cfa_processor_state *p);
 bool io_idle(struct cfa_processor_state *p);
 void io_poll_periodic(struct io_context *io);
 

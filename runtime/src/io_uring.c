@@ -433,6 +433,17 @@ void io_ring_arm(struct io_context *io, int64_t deadline)
 
 /* ---- the processor leaves ------------------------------------------------------------ */
 
+/* The ring is the parent's too (the child of fork() maps the same
+ * pages): unmapping it and closing this process's descriptor leave the
+ * parent's ring as it was; its requests belong to the parent's threads. */
+void io_ring_forget(struct io_context *io)
+{
+    deadlines_fini(&io->deadlines);
+    ring_unmapping();
+    io_uring_queue_exit(&io->ring);
+    io->uring = false;
+}
+
 /* Cancels whatever is in flight and reaps until nothing is. Requests the
  * cancellation caught (and ones never submitted) are started again on
  * the fallback engine, which serves them without this processor. */

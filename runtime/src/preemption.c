@@ -203,6 +203,15 @@ void preemption_start(void)
     } else {
         dl_iterate_phdr(find_program_text, NULL);
     }
+    preemption_restart();
+}
+
+bool preemption_wanted(void) { return slice_ms != 0; }
+
+void preemption_restart(void)
+{
+    if (slice_ms == 0)
+        return;
     pthread_t kt;
     runtime_kthread_enter(); /* before it exists: see processor.c */
     int err = kthread_create_helper(&kt, NULL, ticker, NULL);

@@ -8,6 +8,10 @@
 struct cfa_processor_state;
 
 void preemption_start(void);
+/* In a child made by fork(): whether a ticker should run there, and its
+ * start (fork.c, step R). */
+bool preemption_wanted(void);
+void preemption_restart(void);
 /* Asks p's kernel thread, by SIGURG, to clear p->quiesce_wanted where it
  * is not inside a one-processor window; false if p takes no signals. */
 bool preemption_poke(struct cfa_processor_state *p);

@@ -306,12 +306,55 @@ static void *processor_kthread(void *arg)
     return NULL;
 }
 
+bool processor_fork_child(struct cfa_processor_state *s, bool forking)
+{
+    if (atomic_load(&s->left) == STEP_DONE) {
+        registry_remove_processor(s); /* its stopper did not survive the fork */
+        return false;
+    }
+    s->run_next = NULL;
+    s->run_next_streak = 0;
+    atomic_store(&s->terminate, false);
+    s->starter = s->stopper = NULL;
+    atomic_store(&s->quiesce_wanted, false);
+    if (s->sleeper.fd >= 0)
+        idle_sleeper_fini(&s->sleeper); /* the parent's: this descriptor only */
+    io_processor_forget(s);
+    if (forking) {
+        idle_sleeper_init(&s->sleeper);
+        io_processor_init(s);
+        s->restart = false;
+        return false;
+    }
+    s->current = NULL;
+    s->post = POST_NONE;
+    s->stack_cache = NULL; /* its kernel thread was half-way through it, maybe */
+    s->stack_cached = 0;
+    s->altstack = NULL;
+    s->signalable = false;
+    s->sleeper.listed = false;
+    /* Runs nothing until it restarts: asleep, for the deadlock check. */
+    atomic_store(&s->sleeper.state, IDLE_SLEEP);
+    atomic_store(&s->up, STEP_WAITING);
+    s->restart = true;
+    return true;
+}
+
+void processor_restart(struct cfa_processor_state *s)
+{
+    s->restart = false;
+    idle_sleeper_init(&s->sleeper);
+    runtime_kthread_enter(); /* before it exists, as at a start */
+    int err = pthread_create(&s->kthread, NULL, processor_kthread, s);
+    if (err)
+        cfa_fatal("cannot restart a processor's kernel thread after fork(): %s", strerror(err));
+}
+
 void cfa_processor_start(struct cfa_processor *p)
 {
     if (p->state)
         cfa_fatal("processor %p started twice", (void *)p);
-    if (runtime_forked_child)
-        runtime_forked_child_refuses("a processor started");
+    fork_revive();
     struct cfa_cluster *cl = p->cluster ? p->cluster : cfa_current_cluster();
     if (!cl->state)
         cfa_fatal("processor started on cluster %s before cfa_cluster_init", cl->name ? cl->name : "(unnamed)");
@@ -338,6 +381,7 @@ void cfa_processor_stop(struct cfa_processor *p)
         return;
     if (s->is_main)
         cfa_fatal("the main processor cannot be stopped");
+    fork_revive();
     struct cfa_thread *self = this_thread();
     if (!self)
         cfa_fatal("cfa_processor_stop called outside a user thread");

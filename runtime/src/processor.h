@@ -57,6 +57,8 @@ struct cfa_processor_state {
     bool                  signalable; /* self_kthread may be signalled (registry lock) */
     _Atomic bool          quiesce_wanted; /* one_processor.c: cleared by SIGURG's handler */
     bool                  is_main;
+    bool                  restart;    /* in a child of fork(): to get a kernel
+                                       * thread (fork.c; processors lock) */
     void                 *altstack;   /* signal stack for the fault handler */
     struct io_context    *io;         /* its ring or fallback state (io_processor.h) */
     struct cfa_processor_state *all_next, *all_prev; /* registry.c */
@@ -73,5 +75,13 @@ void processor_loop(struct cfa_processor_state *p);
  * for would run the yielding thread again at once, which the caller then
  * simply goes on doing (processor.c says when). */
 bool processor_yield_alone(struct cfa_processor_state *p);
+
+/* In a child made by fork() (fork.c, step C4): s is the forking kernel
+ * thread's processor (`forking`), which gets its own eventfd and ring, or
+ * one whose kernel thread does not exist here, marked to restart. Returns
+ * whether s is marked; one that had already left its loop is forgotten. */
+bool processor_fork_child(struct cfa_processor_state *s, bool forking);
+/* Step R: a new kernel thread for s, which runs its loop as at a start. */
+void processor_restart(struct cfa_processor_state *s);
 
 #endif

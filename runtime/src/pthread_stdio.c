@@ -13,6 +13,7 @@
  * thread is ever switched out while holding that one (preemption never
  * stops a thread inside libc), so it never blocks a processor for long.
  */
+#include "pthread_stdio.h"
 #include "pthread_wait.h"
 
 #include <cfa/runtime.h>
@@ -64,6 +65,20 @@ static struct file_lock *lock_of(FILE *f)
     } while (!atomic_compare_exchange_weak_explicit(bucket, &head, made, memory_order_acq_rel,
                                                     memory_order_acquire));
     return made;
+}
+
+void stdio_locks_fork_child(void)
+{
+    uintptr_t self = pt_self();
+    for (int b = 0; b < BUCKETS; b++)
+        for (struct file_lock *l = atomic_load(&buckets[b]); l; l = l->next) {
+            atomic_store(&l->word, 0);
+            l->queue = (struct pt_queue){ 0 };
+            if (l->owner != self) {
+                l->owner = 0;
+                l->count = 0;
+            }
+        }
 }
 
 /* deadline: PT_NO_DEADLINE, or -1 for a try. */

@@ -21,7 +21,7 @@
  */
 #include "pthread_wait.h"
 #include "cluster.h"
-#include "fork.h"
+#include "pthread_thread.h"
 #include "kthread.h"
 #include "pthread_key.h"
 #include "resize_lock.h"
@@ -216,6 +216,16 @@ static void wait_for_every_pthread(void)
     }
 }
 
+void pthread_fork_child(struct cfa_thread *survivor)
+{
+    resize_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    atomic_store(&reap_list, NULL); /* the parent's detached threads: leaked */
+    bool alive = survivor && as_pthread((pthread_t)survivor);
+    atomic_store(&live_pthreads, alive ? 1 : 0);
+    atomic_store(&all_done_word, 0);
+    all_done_waiters = (struct pt_queue){ 0 };
+}
+
 /* ---- create, exit, join, detach ----------------------------------------- */
 
 static void pthread_main(void *object)
@@ -238,8 +248,6 @@ static void pthread_main(void *object)
 
 int pthread_create(pthread_t *result, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
-    if (runtime_forked_child) /* before any lock a vanished thread may hold */
-        runtime_forked_child_refuses("pthread_create");
     size_t stack_size = 0;
     int detach = PTHREAD_CREATE_JOINABLE;
     if (attr) {

@@ -530,6 +530,30 @@ void ready_queue_init(struct ready_queue *q)
     q->count = SHARD_FACTOR;
 }
 
+void ready_queue_fork_child(struct ready_queue *q)
+{
+    atomic_store(&q->write_lock, 0);
+    atomic_store(&q->external_lock, 0);
+    for (unsigned i = 0; i < q->count; i++) {
+        struct lane *l = &q->lanes[i];
+        atomic_store(&l->lock, 0);
+        l->threads = (struct cfa_queue){ 0 };
+        l->head_stamp = 0;
+#ifdef CFA_DEBUG
+        l->holder = NULL;
+#endif
+        hint_store(q, i, l);
+    }
+    for (unsigned i = 0; i < q->nreaders; i++) {
+        struct ready_local *rq = &q->readers[i]->rq;
+        atomic_store(&rq->read_lock, 0);
+        rq->read_depth = 0;
+        rq->holding_notify = false;
+        rq->held_pushes = 0;
+        rq->lanes_looked_empty = false;
+    }
+}
+
 void ready_queue_fini(struct ready_queue *q)
 {
     free(q->lanes);

@@ -114,6 +114,9 @@ enum push_where {
 
 void ready_queue_init(struct ready_queue *q);
 void ready_queue_fini(struct ready_queue *q);
+/* In a child made by fork() (fork.c, step C3): every lane empty (its
+ * threads do not exist there), no lock or reader flag held. */
+void ready_queue_fork_child(struct ready_queue *q);
 
 /* Makes t ready in its cluster (t->ready_stamp already set); wakes an idle
  * processor of that cluster if there is one. Callable from any kernel

@@ -1,4 +1,4 @@
-/* registry.h: every live thread, started coroutine and processor
+/* registry.h: every live thread, started coroutine, processor and cluster
  * (registry.c), for the deadlock report, the preemption ticker and the
  * debugger. Each list has its own lock;
  * a walk holds it throughout. */
@@ -10,6 +10,7 @@
 struct cfa_thread;
 struct cfa_coroutine;
 struct cfa_processor_state;
+struct cfa_cluster_state;
 
 void registry_add_thread(struct cfa_thread *t);
 void registry_remove_thread(struct cfa_thread *t);
@@ -28,5 +29,16 @@ struct cfa_processor_state *registry_processors(void);
 void registry_lock_threads(void);
 void registry_unlock_threads(void);
 struct cfa_thread *registry_threads(void);
+/* Every initialised cluster; changed and walked only by one kernel
+ * thread at a time (its lock), walked by a child of fork() (fork.c). */
+void registry_add_cluster(struct cfa_cluster_state *cs);
+void registry_remove_cluster(struct cfa_cluster_state *cs);
+struct cfa_cluster_state *registry_clusters(void);
+/* fork.c: P1 takes the clusters', processors' and coroutines' locks, P2
+ * lets them go; C1 lets them go too and makes `survivor` (or nobody) the
+ * only registered thread. */
+void registry_lock_for_fork(void);
+void registry_unlock_after_fork(void);
+void registry_fork_child(struct cfa_thread *survivor);
 
 #endif

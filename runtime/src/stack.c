@@ -88,6 +88,9 @@ static _Atomic int page_guard; /* enum page_guard: how guard pages are made */
 static long maps_budget;       /* mappings that stacks may use with mprotect guards */
 
 static _Atomic int pool_lock;
+
+void stack_lock_for_fork(void) { spin_lock(&pool_lock); }
+void stack_unlock_after_fork(void) { spin_unlock(&pool_lock); }
 static struct pooled *warm;
 static unsigned warm_count;
 static struct pooled *trimming; /* free beyond WARM_LIMIT, memory not yet returned */

@@ -52,4 +52,9 @@ void stack_counts(struct stack_counts *out);
 struct cfa_processor_state;
 void stack_cache_flush(struct cfa_processor_state *proc);
 
+/* fork.c, steps P1/P2/C1: the pool's lock is held across fork(), so the
+ * child's copy of the pool is whole. */
+void stack_lock_for_fork(void);
+void stack_unlock_after_fork(void);
+
 #endif

@@ -45,6 +45,8 @@
 
 static _Atomic uint64_t next_thread_id = 1;
 
+uint64_t thread_next_id(void) { return atomic_load_explicit(&next_thread_id, memory_order_relaxed); }
+
 #ifdef CFA_DEBUG
 #include <stdio.h>
 void thread_check_transition(struct cfa_thread *t, int to, const char *file, int line)
@@ -107,8 +109,7 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
 {
     if (atomic_load_explicit(&t->state, memory_order_relaxed) != CFA_THREAD_INACTIVE)
         cfa_fatal("thread %s (type %s) started twice", cfa_thread_name(t), type_name);
-    if (runtime_forked_child)
-        runtime_forked_child_refuses("a thread started");
+    fork_revive();
     cfa_coroutine_setup(&t->self, main, object, type_name);
     t->self.stack_size = stack_size;
     stack_acquire(&t->self.stack, stack_size);
@@ -248,7 +249,7 @@ void cfa_park(void) { cfa_park_for("park"); }
 
 void cfa_unpark(struct cfa_thread *t)
 {
-    if (atomic_fetch_add(&t->ticket, 1) == -1)
+    if (atomic_fetch_add(&t->ticket, 1) == -1 && !fork_ghost(t))
         thread_make_ready(t, PUSH_LOCAL);
 }
 
@@ -267,8 +268,8 @@ enum { RUN_NEXT_STREAK = 16 }; /* docs/scheduler.md#tunables */
 
 void thread_unpark_before_blocking(struct cfa_thread *t)
 {
-    if (atomic_fetch_add(&t->ticket, 1) != -1)
-        return; /* not blocked yet: its park will consume the permit */
+    if (atomic_fetch_add(&t->ticket, 1) != -1 || fork_ghost(t))
+        return; /* not blocked yet (its park will consume the permit), or a ghost (fork.h) */
     struct cfa_processor_state *p = this_processor();
     if (p && !p->run_next && p->run_next_streak < RUN_NEXT_STREAK && t->cluster == p->cluster) {
         p->run_next_streak++;
@@ -283,7 +284,7 @@ void thread_unpark_before_blocking(struct cfa_thread *t)
 
 void cfa_unpark_remote(struct cfa_thread *t)
 {
-    if (atomic_fetch_add(&t->ticket, 1) == -1)
+    if (atomic_fetch_add(&t->ticket, 1) == -1 && !fork_ghost(t))
         thread_make_ready(t, PUSH_REMOTE);
 }
 

@@ -47,6 +47,13 @@ static _Atomic int heap_lock;
 static struct cfa_timed_park **heap;
 static size_t heap_len, heap_cap;
 
+void timer_fork_child(void)
+{
+    atomic_store(&heap_lock, 0);
+    heap_len = 0; /* every record was a parked thread of the parent's */
+    atomic_store(&timer_earliest_deadline, TIMER_NONE);
+}
+
 int64_t cfa_clock_ns(void)
 {
     struct timespec ts;

@@ -29,4 +29,8 @@ static inline int64_t timer_earliest(void)
  * Callable from any kernel thread (processor or fallback poller). */
 unsigned timer_service(int64_t now);
 
+/* In a child made by fork(): the heap is empty (its records were the
+ * waits of the parent's threads), its lock free. */
+void timer_fork_child(void);
+
 #endif
