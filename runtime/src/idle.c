@@ -100,8 +100,9 @@ void idle_unregister(struct idle_list *l, struct idle_sleeper *s)
     spin_unlock(&l->lock);
 }
 
-bool idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg)
+bool idle_sleep(struct idle_list *l, struct cfa_processor_state *p)
 {
+    struct idle_sleeper *s = &p->sleeper;
     int searching = IDLE_SEARCH;
     cfa_assert("idle benaphore: only a listed processor commits to sleep", s->listed);
     if (!atomic_compare_exchange_strong(&s->state, &searching, IDLE_SLEEP)) {
@@ -109,14 +110,12 @@ bool idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block
         return false; /* notified during the search (AWAKE stays): no system call on either side */
     }
     atomic_fetch_add_explicit(&l->sleeps, 1, memory_order_relaxed);
-    if (before_block)
-        before_block(arg);
-    uint64_t value;
-    while (read(s->fd, &value, sizeof value) < 0 && errno == EINTR)
-        ;
-    /* Awake, whoever wrote the eventfd: a notifier (state AWAKE already)
-     * or the processor's io_uring (a completion or a timer; state still
-     * SLEEP, which the deadlock check must not keep seeing). */
+    deadlock_check(p);
+    IDLE_TEST_HOOK(CFA_STEP_SLEEPING);
+    io_sleep(p);
+    /* Awake, whoever woke it: a notifier (state AWAKE already) or the
+     * processor's ring (a completion or a timer; state still SLEEP, which
+     * the deadlock check must not keep seeing). */
     atomic_store_explicit(&s->state, IDLE_AWAKE, memory_order_relaxed);
     return true;
 }
@@ -182,7 +181,7 @@ struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *b
                          atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&
                __builtin_ia32_rdtsc() < spin_ends)
             cpu_relax();
-        if (!woken && idle_sleep(&cs->idle, &p->sleeper, deadlock_check, p)) /* I3 */
+        if (!woken && idle_sleep(&cs->idle, p)) /* I3 */
             *blocked = true;
         IDLE_TEST_HOOK(CFA_STEP_WOKEN);
     }

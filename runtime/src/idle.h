@@ -1,8 +1,9 @@
 /* idle.h: idle sleep (thesis 6.2-6.4, Figure 6.5).
  *
- * Each processor has an eventfd (an io_uring completion can write it too)
- * behind a three-state benaphore: SEARCH (registered idle, still looking
- * for work), SLEEP (committed to block on the eventfd), AWAKE (notified).
+ * Each processor has an eventfd behind a three-state benaphore: SEARCH
+ * (registered idle, still looking for work), SLEEP (committed to block
+ * until its eventfd is written or its ring completes something: io_sleep,
+ * io_processor.h), AWAKE (notified).
  * A cluster keeps its idle processors on a stack under one lock, plus an
  * atomic pointer `first` to the top sleeper, which notifiers take with an
  * exchange so that only one of them pays for waking a processor.
@@ -15,7 +16,7 @@
  *                      full fence;
  *                   I2 search every lane, taking each lane's lock;
  *                   I3 commit SEARCH -> SLEEP (unless notified: AWAKE) and
- *                      block on the eventfd;
+ *                      block (io_sleep);
  *                   I4 unregister: off the stack, `first` := the new top;
  *                   I5 pass on: once it holds a thread, full fence, and if
  *                      `first` is set and a lane may hold a thread, notify.
@@ -26,7 +27,7 @@
  * If the search missed the thread, the notifier's lane lock came after the
  * searcher's, so it sees the registration. A notifier that finds SEARCH
  * only flips it to AWAKE and skips the system call; the searcher then
- * skips its read: neither pays the eventfd (the benaphore). A notifier
+ * skips its block: neither pays a system call (the benaphore). A notifier
  * that finds `first` NULL counts on the processor another notifier took
  * from it: that one wakes, republishes `first` (I4), takes ONE thread, and
  * I5 passes the wake-up on, so a burst of pushes wakes as many sleepers as
@@ -90,10 +91,10 @@ void idle_list_fork_child(struct idle_list *l);
 bool idle_try_register(struct idle_list *l, struct idle_sleeper *s);
 void idle_unregister(struct idle_list *l, struct idle_sleeper *s);
 
-/* Commits to sleep unless notified meanwhile; `before_block` runs just
- * before the system call (the deadlock check). Returns whether it made
- * the system call (the kernel thread blocked, or at least offered to). */
-bool idle_sleep(struct idle_list *l, struct idle_sleeper *s, void (*before_block)(void *), void *arg);
+/* Commits p to sleep unless notified meanwhile, runs the deadlock check,
+ * and blocks until p's eventfd is written or its ring completes something
+ * (io_sleep). Returns whether it blocked (or at least offered to). */
+bool idle_sleep(struct idle_list *l, struct cfa_processor_state *p);
 
 /* Whether s was notified since it registered (it should search again). */
 static inline bool idle_notified(struct idle_sleeper *s)

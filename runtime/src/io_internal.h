@@ -57,7 +57,7 @@ int64_t io_syscall(const struct cfa_io_request *r);
 int64_t io_syscall_nowait(const struct cfa_io_request *r);
 
 /* io_uring.c */
-bool     io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size);
+bool     io_ring_init(struct io_context *io, unsigned entries, char *why, size_t why_size);
 void     io_ring_fini(struct io_context *io);   /* cancels, drains, hands leftovers on */
 void     io_ring_forget(struct io_context *io); /* a fork()ed child's copy: unmapped, closed, nothing submitted */
 bool     io_ring_precheck(io_future *f);    /* false: f ended there (completed or handed on) */
@@ -65,6 +65,7 @@ void     io_ring_start(struct io_context *io, io_future *f);
 unsigned io_ring_poll(struct io_context *io);   /* flush + reap; CQEs handled */
 bool     io_ring_stalled(struct io_context *io); /* requests the kernel refused */
 void     io_ring_arm(struct io_context *io, int64_t deadline);
+void     io_ring_sleep(struct io_context *io, int wake_fd); /* io_sleep with a ring */
 
 /* io_deadlines.c: the heap of a ring's timed requests (no locks: the
  * ring's processor only). deadlines_reserve makes room for one more entry

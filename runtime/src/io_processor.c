@@ -107,7 +107,7 @@ void io_processor_init(struct cfa_processor_state *p)
         if (disabled_by_sysctl())
             snprintf(why, sizeof why, "io_uring is disabled (kernel.io_uring_disabled=2)");
         else
-            io->uring = io_ring_init(io, ring_entries, p->sleeper.fd, why, sizeof why);
+            io->uring = io_ring_init(io, ring_entries, why, sizeof why);
     }
     if (!io->uring)
         say_fallback(why);
@@ -183,6 +183,17 @@ void io_poll_periodic(struct io_context *io)
     if (io->uring)
         io_ring_poll(io);
     service_timers(&n);
+}
+
+void io_sleep(struct cfa_processor_state *p)
+{
+    if (p->io->uring) {
+        io_ring_sleep(p->io, p->sleeper.fd);
+        return;
+    }
+    uint64_t value;
+    while (read(p->sleeper.fd, &value, sizeof value) < 0 && errno == EINTR)
+        ;
 }
 
 bool io_idle(struct cfa_processor_state *p)

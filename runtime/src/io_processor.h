@@ -8,6 +8,7 @@
  *                       reap, service timers, arm a wake-up; true means
  *                       threads may have been made ready (look again)
  *   io_completion_hint  while spinning before sleep: completions waiting?
+ *   io_sleep            idle sleep's block (idle.c, step I3)
  *
  * Invariants:
  *  - an io_context belongs to one processor and is touched only on that
@@ -19,10 +20,12 @@
  *    `inflight`, and inflight = SQEs filled - CQEs reaped (the stats'
  *    IO_SUBMITTED - IO_COMPLETED): the debug build checks both at every
  *    reap, and that only the owning processor touches the context;
- *  - before the processor sleeps, its SQ is flushed (io_idle), and its
- *    eventfd (idle.h) is registered with the ring, so a completion posted
- *    after the last reap wakes it; `armed` is the deadline of its live
- *    wake-up timeout, TIMER_NONE if none.
+ *  - before the processor sleeps, its SQ is flushed (io_idle); with a
+ *    ring it sleeps inside io_uring_enter, waiting for any completion,
+ *    with a read of its eventfd (idle.h) in flight (`wake_armed`, at most
+ *    one), so a notifier's write and a completion posted after the last
+ *    reap both wake it; `armed` is the deadline of its live wake-up
+ *    timeout, TIMER_NONE if none.
  */
 #ifndef CFA_IO_PROCESSOR_H
 #define CFA_IO_PROCESSOR_H
@@ -77,6 +80,8 @@ struct io_context {
     struct io_deadlines         deadlines; /* timed requests whose SQE is filled */
     int64_t                     armed;
     struct __kernel_timespec    arm_ts;    /* read by the kernel at submission */
+    bool                        wake_armed; /* the eventfd read of io_sleep in flight */
+    uint64_t                    wake_value; /* its buffer */
     struct io_stats             stats;
     struct io_context          *all_next, *all_prev; /* for CFA_STATS */
 };
@@ -89,6 +94,9 @@ void io_processor_fini(struct cfa_processor_state *p);
 void io_processor_fork_child(void);
 void io_processor_forget(struct cfa_processor_state *p);
 bool io_idle(struct cfa_processor_state *p);
+/* Blocks p's kernel thread until its eventfd is written or, with a ring,
+ * until the ring completes anything. */
+void io_sleep(struct cfa_processor_state *p);
 void io_poll_periodic(struct io_context *io);
 
 enum { IO_POLL_INTERVAL = 32 }; /* decisions between two polls: docs/scheduler.md#tunables */

@@ -21,6 +21,16 @@
  * one SQE (sendfile's wait for room, then another try): its completion
  * sets the next step up and it goes back on the backlog.
  *
+ * Idle sleep (io_ring_sleep): the processor waits inside io_uring_enter
+ * for any completion, with a read of its eventfd in flight, so that a
+ * notifier's write is one more completion. It never sleeps on the eventfd
+ * with the ring registered to write it: under DEFER_TASKRUN the kernel
+ * writes that eventfd only when its deferred-work list goes from empty to
+ * non-empty, and not at all when the completion is caused by a write to
+ * another eventfd (the signal is deferred and has been seen lost: a
+ * thread's read of an eventfd then never completed), whereas a task
+ * waiting in io_uring_enter is woken by the work itself.
+ *
  * Ring full (no free SQE) or the kernel refusing more (EBUSY/EAGAIN):
  * the request goes on the backlog, in order, and the ring is flushed and
  * reaped at once; whatever still does not fit is submitted by the
@@ -44,11 +54,13 @@
 #include <unistd.h>
 
 /* user_data of internal operations: bit 63 set (futures are user-space
- * pointers); wake-up timeouts also set bit 62 and carry their deadline. */
+ * pointers); wake-up timeouts also set bit 62 and carry their deadline;
+ * the idle sleep's eventfd read is UD_WAKE. */
 #define UD_INTERNAL (UINT64_C(1) << 63)
 #define UD_ARM      (UINT64_C(1) << 62)
 #define UD_DEADLINE (UD_ARM - 1)
 #define UD_IGNORE   UD_INTERNAL
+#define UD_WAKE     (UD_INTERNAL | 1)
 
 /* The io_uring features cfa-lite needs: no dropped CQE (5.5), reads at
  * the file position with offset -1 (5.6), and these operations. */
@@ -90,7 +102,7 @@ static void ring_mapped(void) {}
 static void ring_unmapping(void) {}
 #endif
 
-bool io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *why, size_t why_size)
+bool io_ring_init(struct io_context *io, unsigned entries, char *why, size_t why_size)
 {
     int err = -EINVAL;
     for (size_t i = 0; i < sizeof setup_flags / sizeof *setup_flags && err == -EINVAL; i++) {
@@ -119,8 +131,6 @@ bool io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *wh
             missing = "an operation (kernel too old)";
     if (probe)
         io_uring_free_probe(probe);
-    if (!missing && (err = io_uring_register_eventfd(&io->ring, eventfd)) < 0)
-        missing = "IORING_REGISTER_EVENTFD";
     if (missing) {
         snprintf(why, why_size, "io_uring lacks %s", missing);
         ring_unmapping();
@@ -129,6 +139,7 @@ bool io_ring_init(struct io_context *io, unsigned entries, int eventfd, char *wh
     }
     io->inflight = 0;
     io->armed = TIMER_NONE;
+    io->wake_armed = false;
     return true;
 }
 
@@ -212,16 +223,24 @@ static void ring_enter(struct io_context *io, unsigned wait_nr)
         cfa_fatal("io_uring_enter failed: %s", strerror(-r));
 }
 
-static void handle_internal(struct io_context *io, uint64_t ud)
+static void handle_internal(struct io_context *io, uint64_t ud, int res)
 {
     if ((ud & UD_ARM) && (int64_t)(ud & UD_DEADLINE) == io->armed)
         io->armed = TIMER_NONE; /* our live wake-up fired or was cancelled */
+    if (ud == UD_WAKE) {
+        /* A notifier wrote the eventfd (the read took its count), or the
+         * processor leaves (cancelled). Anything else would have the
+         * processor re-arm a failing read at every sleep, and spin. */
+        if (res < 0 && res != -ECANCELED)
+            cfa_fatal("io_uring: a processor's read of its eventfd failed: %s", strerror(-res));
+        io->wake_armed = false;
+    }
 }
 
 static void handle(struct io_context *io, uint64_t ud, int res)
 {
     if (ud & UD_INTERNAL) {
-        handle_internal(io, ud);
+        handle_internal(io, ud, res);
         return;
     }
     io_future *f = (io_future *)(uintptr_t)ud;
@@ -406,8 +425,8 @@ void io_ring_start(struct io_context *io, io_future *f)
 
 /* ---- the wake-up timeout ----------------------------------------------------------- */
 
-/* Before sleeping: make sure a CQE arrives on this ring (and so on the
- * processor's eventfd) by `deadline`. With no SQE free, the ring has
+/* Before sleeping: make sure a CQE arrives on this ring (and so ends the
+ * processor's sleep) by `deadline`. With no SQE free, the ring has
  * requests in flight whose completions wake the processor, which then
  * arms again. */
 void io_ring_arm(struct io_context *io, int64_t deadline)
@@ -429,6 +448,29 @@ void io_ring_arm(struct io_context *io, int64_t deadline)
     io->armed = deadline;
     io_stat_add(&io->stats.count[IO_ARMS], 1);
     ring_enter(io, 0); /* the kernel reads arm_ts now */
+}
+
+/* ---- idle sleep ------------------------------------------------------------------ */
+
+/* The processor has committed to sleep (idle.c, I3): it waits in the
+ * ring for one completion, with its eventfd read in flight so that a
+ * notifier's write completes it. A completion already waiting, or one the
+ * kernel posts at any later moment, ends the wait; the caller reaps. An
+ * interrupted wait (a signal) returns too: the processor looks again. */
+void io_ring_sleep(struct io_context *io, int wake_fd)
+{
+    if (!io->wake_armed) {
+        struct io_uring_sqe *sqe = internal_sqe(io, UD_WAKE);
+        if (!sqe)
+            return; /* the SQ is full of requests the kernel refused: poll again */
+        io_uring_prep_read(sqe, wake_fd, &io->wake_value, sizeof io->wake_value, (uint64_t)-1);
+        io_uring_sqe_set_data64(sqe, UD_WAKE); /* prep_read may reset it */
+        io->wake_armed = true;
+    }
+    io_stat_add(&io->stats.count[IO_ENTERS], 1);
+    int r = io_uring_submit_and_wait(&io->ring, 1);
+    if (r < 0 && r != -EINTR && r != -EBUSY && r != -EAGAIN)
+        cfa_fatal("io_uring_enter failed: %s", strerror(-r));
 }
 
 /* ---- the processor leaves ------------------------------------------------------------ */

@@ -14,7 +14,7 @@
  *              ready: ready_push's append, then idle_notify (idle.h,
  *              idle.c: idle_notify_slow, wake_sleeper);
  *   Kernel     io_uring completions posted to a processor's ring (which
- *              write its eventfd) and the timer heap's earliest timer,
+ *              end its sleep: io_sleep waits in the ring) and the timer heap's earliest timer,
  *              whose armed timeout completes in the ring of every
  *              processor that armed it (io_idle's io_ring_arm).
  * A processor that takes a thread runs it for ever (the Transfer
@@ -23,7 +23,7 @@
  *
  * The invariant, checked when nothing can move any more (`timeout`): no
  * thread waits in a lane while a processor of the cluster sleeps in
- * read(eventfd). With processors that never come back, that is exactly
+ * io_sleep. With processors that never come back, that is exactly
  * "no ready thread is stranded behind a spinning thread while a processor
  * could run it".
  *
@@ -65,9 +65,10 @@ byte first = NONE;      /* idle_list.first */
 byte stk[NP];           /* idle_list: the stack of idle processors, stk[nstk-1] on top */
 byte nstk = 0;
 byte state[NP];         /* idle_sleeper.state */
-bool efd[NP];           /* eventfd counter non-zero (a read consumes every write) */
+bool efd[NP];           /* a wake-up waits for p: its eventfd written (the fallback's read,
+                         * or the ring's read of it completed) or a completion posted */
 byte cq[NP];            /* completions in each processor's ring, not yet reaped */
-bool asleep[NP];        /* blocked in read(eventfd) */
+bool asleep[NP];        /* blocked in io_sleep */
 bool armed[NP];         /* a wake-up timeout for the timer is in the ring */
 bool timer_expired = false, timer_serviced = false;
 
@@ -135,7 +136,7 @@ proctype Kernel()
 {
     byte n = 0;
     do
-    :: n < NIO ->                /* a completion in p's ring writes p's eventfd (io_uring_register_eventfd) */
+    :: n < NIO ->                /* a completion in p's ring ends p's sleep */
         if
         :: atomic { cq[0]++; efd[0] = true; n++ }
         :: atomic { cq[1]++; efd[1] = true; n++ }
@@ -231,7 +232,7 @@ idle:
     :: true -> skip
     fi;
 
-    /* I3 idle_sleep: CAS SEARCH -> SLEEP, and read(eventfd) only if it succeeded */
+    /* I3 idle_sleep: CAS SEARCH -> SLEEP, and io_sleep only if it succeeded */
     atomic {
         if
         :: state[me] == SEARCH -> state[me] = SLEEP; asleep[me] = true
@@ -239,7 +240,7 @@ idle:
         fi
     };
 end_asleep:
-    atomic { efd[me] -> efd[me] = false; asleep[me] = false };  /* read(s->fd) */
+    atomic { efd[me] -> efd[me] = false; asleep[me] = false };  /* io_sleep returns */
     state[me] = AWAKE;                                          /* idle_sleep, after the read */
 
 unregister:

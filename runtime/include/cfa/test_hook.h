@@ -39,6 +39,7 @@ enum cfa_test_step {
     CFA_STEP_HALTING,       /* a thread's last switch is done; about to close its joiner list */
     CFA_STEP_JOINERS_TAKEN, /* a halted thread's joiners were taken, HALTED stored; about to release them */
     CFA_STEP_JOIN_QUEUED,   /* a joiner queued on a running thread; about to wait for its release */
+    CFA_STEP_SLEEPING,      /* committed to sleep (SLEEP), the deadlock check done; about to block */
 };
 
 void cfa_test_hook(enum cfa_test_step step) __attribute__((weak));
