@@ -5,8 +5,12 @@
  * fails (io_uring missing, /proc/sys/kernel/io_uring_disabled, a seccomp
  * filter, a kernel too old for what io_uring.c needs), the processor uses
  * the fallback engine (io_fallback.c) and the program still runs. CFA_IO=
- * fallback forces the fallback everywhere. The first processor that falls
- * back says why on stderr when CFA_VERBOSE=1 or CFA_STATS=1.
+ * fallback forces the fallback everywhere, and so does valgrind: it holds
+ * its lock across io_uring_enter, so a processor asleep in its ring
+ * (io_ring_sleep) would stop every other thread, and memcheck does not
+ * see the kernel fill a ring request's buffer. The first processor that
+ * falls back says why on stderr when CFA_VERBOSE=1 or CFA_STATS=1 (or, for
+ * valgrind, when CFA_IO=uring asked for the ring).
  *
  * Environment (read once, by the main processor at boot):
  *   CFA_IO=fallback|uring   force the engine (default: io_uring if usable)
@@ -30,8 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <valgrind/valgrind.h>
 
 static bool configured, force_fallback, verbose;
+static const char *fallback_reason = "CFA_IO=fallback";
 static unsigned ring_entries = 256;
 static _Atomic bool warned;
 
@@ -67,6 +73,11 @@ static void configure(void)
     configured = true;
     verbose = env_flag(ENV_CFA_VERBOSE) || env_flag(ENV_CFA_STATS);
     force_fallback = strcmp(env_choice(ENV_CFA_IO), "fallback") == 0;
+    if (RUNNING_ON_VALGRIND && !force_fallback) {
+        force_fallback = true;
+        fallback_reason = "running under valgrind";
+        verbose |= env_is_set(ENV_CFA_IO); /* CFA_IO=uring was asked for: say why not */
+    }
     ring_entries = (unsigned)env_count(ENV_CFA_IO_ENTRIES);
     if (env_flag(ENV_CFA_STATS))
         atexit(print_stats);
@@ -102,7 +113,8 @@ void io_processor_init(struct cfa_processor_state *p)
     io->proc = p;
     io->countdown = IO_POLL_INTERVAL;
     io->armed = TIMER_NONE;
-    char why[160] = "CFA_IO=fallback";
+    char why[160];
+    snprintf(why, sizeof why, "%s", fallback_reason);
     if (!force_fallback) {
         if (disabled_by_sysctl())
             snprintf(why, sizeof why, "io_uring is disabled (kernel.io_uring_disabled=2)");
