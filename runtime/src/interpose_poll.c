@@ -9,8 +9,11 @@
  *   2. otherwise the caller queues a job (on its stack) and waits on the
  *      job's semaphore; an idle waiter thread takes the job, makes the
  *      call with the caller's timeout, stores the result and errno and
- *      posts the semaphore. A job that finds no idle waiter starts one;
- *      waiters stay for later jobs.
+ *      posts the semaphore. A job that finds fewer idle waiters than
+ *      queued jobs (itself included) starts one; waiters stay for later
+ *      jobs. Counting the queued jobs matters: two jobs queued before the
+ *      one idle waiter wakes would otherwise share it, and the second,
+ *      behind a wait without a timeout, would never be served.
  * The queue's mutex and condition variable and the semaphore are the
  * runtime's own pthread objects (pthread_wait.h): user threads park on
  * them, the waiter threads block on them.
@@ -45,14 +48,14 @@ struct poll_job {
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t  queued = PTHREAD_COND_INITIALIZER;
 static struct cfa_queue jobs;
-static unsigned idle_waiters;
+static unsigned queued_jobs, idle_waiters; /* under queue_lock */
 
 void poll_waiters_fork_child(void)
 {
     queue_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     queued = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     jobs = (struct cfa_queue){ 0 };
-    idle_waiters = 0;
+    queued_jobs = idle_waiters = 0;
 }
 
 static int glibc_wait(struct poll_job *j, int timeout)
@@ -71,6 +74,7 @@ static void *waiter_thread(void *arg)
             idle_waiters--;
         }
         struct poll_job *j = cfa_queue_entry(cfa_queue_pop_front(&jobs), struct poll_job, link);
+        queued_jobs--;
         pthread_mutex_unlock(&queue_lock);
         j->result = glibc_wait(j, j->timeout);
         j->error = errno;
@@ -85,7 +89,7 @@ static int hand_over(struct poll_job *j)
     sem_init(&j->done, 0, 0);
     pthread_mutex_lock(&queue_lock);
     cfa_queue_push_back(&jobs, &j->link);
-    bool start = idle_waiters == 0;
+    bool start = ++queued_jobs > idle_waiters;
     if (!start)
         pthread_cond_signal(&queued);
     pthread_mutex_unlock(&queue_lock);
