@@ -7,7 +7,7 @@
 namespace cfacc {
 
 std::string withUserNames(std::string Text) {
-  static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_]+");
+  static const llvm::Regex TypeMain("__cfa_main_[A-Za-z0-9_$]+");
   static const llvm::Regex Unit("__cfa_(ns|us|ms|s)([^A-Za-z0-9_]|$)");
   // new(T, ...) is typed through the prelude's literal: show its type.
   static const llvm::Regex NewType("'(const )?typeof \\(\\*__cfa_literal\\) \\*' \\(aka '([^']*)'\\)");
@@ -17,13 +17,13 @@ std::string withUserNames(std::string Text) {
   // A macro of the prelude the user's text expanded: new() is one; the
   // note about any other only shows how the prelude is built (dropped).
   static const llvm::Regex NewMacro("macro '__cfa_new'");
-  static const llvm::Regex HelperMacroNote("^expansion of macro '__cfa[A-Za-z0-9_]*' requested here$");
+  static const llvm::Regex HelperMacroNote("^expansion of macro '__cfa[A-Za-z0-9_$]*' requested here$");
   // The note under a dropped suggestion: where the helper is declared.
-  static const llvm::Regex HelperDeclaredNote("^'__cfa[A-Za-z0-9_]*' declared here$");
+  static const llvm::Regex HelperDeclaredNote("^'__cfa[A-Za-z0-9_$]*' declared here$");
   // A typo correction that proposes a helper of the lowered program (the
   // user wrote `_cfa_waitfor_addt`) is no help: the message ends before it,
   // and a note that is only the suggestion becomes empty (not printed).
-  static const llvm::Regex HelperSuggestion("(; )?did you mean '__cfa[A-Za-z0-9_]*'\\?");
+  static const llvm::Regex HelperSuggestion("(; )?did you mean '__cfa[A-Za-z0-9_$]*'\\?");
   while (TypeMain.match(Text))
     Text = TypeMain.sub("main", Text);
   while (Unit.match(Text))
@@ -42,7 +42,7 @@ std::string withUserNames(std::string Text) {
 }
 
 bool isHelperCascade(const std::string &Text) {
-  static const llvm::Regex Undeclared("^(use of undeclared identifier|unknown type name) '__cfa[A-Za-z0-9_]*'(; did you mean '[^']*'\\?)?$");
+  static const llvm::Regex Undeclared("^(use of undeclared identifier|unknown type name) '__cfa[A-Za-z0-9_$]*'(; did you mean '[^']*'\\?)?$");
   return Undeclared.match(Text);
 }
 
