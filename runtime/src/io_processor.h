@@ -107,10 +107,15 @@ static inline void io_tick(struct io_context *io)
         io_poll_periodic(io);
 }
 
+/* Completions waiting to be reaped. Pending completion work alone
+ * (IORING_SQ_TASKRUN) is no reason to stay awake: the kernel runs it when
+ * the processor waits in its ring (io_ring_sleep), and the flag can stay
+ * set with no work behind it (set by a waker just after the processor ran
+ * the work it added) until the next work arrives, which kept a processor
+ * cycling through idle for as long as nothing else happened. */
 static inline bool io_completion_hint(const struct io_context *io)
 {
-    return io->uring && (io_uring_cq_ready(&io->ring) ||
-                         (IO_URING_READ_ONCE(*io->ring.sq.kflags) & IORING_SQ_TASKRUN));
+    return io->uring && io_uring_cq_ready(&io->ring);
 }
 
 #endif
