@@ -212,15 +212,19 @@ static void backlog_drain(struct io_context *io)
  * EBUSY/EAGAIN (the kernel holds too many requests or completions) leave
  * the SQEs in the ring: the caller reaps, which makes room, and a later
  * call submits them. */
+static int ring_enter_once(struct io_context *io, unsigned wait_nr)
+{
+    io_stat_add(&io->stats.count[IO_ENTERS], 1);
+    int r = wait_nr ? io_uring_submit_and_wait(&io->ring, wait_nr) : io_uring_submit_and_get_events(&io->ring);
+    if (r < 0 && r != -EINTR && r != -EBUSY && r != -EAGAIN)
+        cfa_fatal("io_uring_enter failed: %s", strerror(-r));
+    return r;
+}
+
 static void ring_enter(struct io_context *io, unsigned wait_nr)
 {
-    int r;
-    do {
-        io_stat_add(&io->stats.count[IO_ENTERS], 1);
-        r = wait_nr ? io_uring_submit_and_wait(&io->ring, wait_nr) : io_uring_submit_and_get_events(&io->ring);
-    } while (r == -EINTR);
-    if (r < 0 && r != -EBUSY && r != -EAGAIN)
-        cfa_fatal("io_uring_enter failed: %s", strerror(-r));
+    while (ring_enter_once(io, wait_nr) == -EINTR)
+        ;
 }
 
 static void handle_internal(struct io_context *io, uint64_t ud, int res)
@@ -467,10 +471,7 @@ void io_ring_sleep(struct io_context *io, int wake_fd)
         io_uring_sqe_set_data64(sqe, UD_WAKE); /* prep_read may reset it */
         io->wake_armed = true;
     }
-    io_stat_add(&io->stats.count[IO_ENTERS], 1);
-    int r = io_uring_submit_and_wait(&io->ring, 1);
-    if (r < 0 && r != -EINTR && r != -EBUSY && r != -EAGAIN)
-        cfa_fatal("io_uring_enter failed: %s", strerror(-r));
+    ring_enter_once(io, 1);
 }
 
 /* ---- the processor leaves ------------------------------------------------------------ */
