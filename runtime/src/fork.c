@@ -39,7 +39,7 @@
  *      now (it runs the survivor on); every other is marked `restart`,
  *      its kernel-thread-owned state (stack cache, signal stack) leaked;
  *   C5 the helpers' state (I/O fallback's poller and epoll instance, its
- *      pool, the poll waiters, the deadlock check's counts) as before
+ *      pool, the deadlock check's counts) as before
  *      they started: each starts again on demand;
  *   R  revival, at the first thread start, processor start or stop, or
  *      migration (fork_revive): a kernel thread for every processor
@@ -118,7 +118,6 @@ static void child(void)
     /* C5 */
     fallback_fork_child();
     io_pool_fork_child();
-    poll_waiters_fork_child();
     deadlock_fork_child(self != NULL);
     atomic_store(&revive_lock, 0);
     atomic_store(&fork_revive_pending, restart || preemption_wanted());

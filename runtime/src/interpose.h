@@ -26,8 +26,4 @@ static inline bool interpose_in_runtime(const void *pc)
  * first: under a sanitizer these calls are the sanitizer's (glibc's). */
 #define PT_WEAK __attribute__((weak))
 
-/* In a child made by fork() (fork.c): the poll waiters were the parent's
- * kernel threads; none exists, no call is queued for one. */
-void poll_waiters_fork_child(void);
-
 #endif

@@ -227,6 +227,16 @@ void async_sendfile(io_future *f, int out_fd, int in_fd, off_t *offset, size_t c
     start(f, sendfile_request(out_fd, in_fd, offset, count));
 }
 
+static struct cfa_io_request wait_ready_request(int fd, short events)
+{
+    return (struct cfa_io_request){ .opcode = IO_POLL, .fd = fd, .flags = (uint16_t)events };
+}
+
+void async_wait_ready(io_future *f, int fd, short events)
+{
+    start(f, wait_ready_request(fd, events));
+}
+
 /* ---- synchronous ------------------------------------------------------------------ */
 
 /* At once: a synchronous send or sendmsg on a processor with a ring is
@@ -290,6 +300,7 @@ SYNC(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), fd, msg, flags)
 SYNC(ssize_t, splice, (int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags),
      fd_in, off_in, fd_out, off_out, len, flags)
 SYNC(ssize_t, sendfile, (int out_fd, int in_fd, off_t *offset, size_t count), out_fd, in_fd, offset, count)
+SYNC(int, wait_ready, (int fd, short events), fd, events)
 
 /* cfa_X_until(params, deadline) starts X's request with the deadline in
  * it, then waits. SYNC_UNTIL(result type, X, (params), args) defines it.
@@ -311,6 +322,7 @@ SYNC_UNTIL(ssize_t, send, (int fd, const void *buf, size_t len, int flags, int64
 SYNC_UNTIL(ssize_t, recv, (int fd, void *buf, size_t len, int flags, int64_t deadline_ns), fd, buf, len, flags)
 SYNC_UNTIL(ssize_t, sendfile, (int out_fd, int in_fd, off_t *offset, size_t count, int64_t deadline_ns), out_fd,
            in_fd, offset, count)
+SYNC_UNTIL(int, wait_ready, (int fd, short events, int64_t deadline_ns), fd, events)
 
 ssize_t cfa_send(int fd, const void *buf, size_t len, int flags)
 {

@@ -2,8 +2,9 @@
  * fallback). Two mechanisms, chosen per request:
  *
  *  - readiness, for read/write/readv/writev on pipes, sockets and other
- *    pollable files, send/recv/sendmsg/recvmsg, and sendfile from a
- *    regular file (io_sendfile.c): try the call without
+ *    pollable files, send/recv/sendmsg/recvmsg, sendfile from a regular
+ *    file (io_sendfile.c) and readiness waits (IO_POLL: the try is a
+ *    poll with no timeout; one direction, in or out): try the call without
  *    blocking (io_syscall_nowait); if it would block, park the request on
  *    the descriptor's wait list and let the poller thread (one epoll
  *    instance, edge-triggered) try again when the descriptor becomes
@@ -11,9 +12,11 @@
  *  - the pool (io_pool.c), kernel threads that make the blocking call, for
  *    everything epoll cannot wait for: regular files and block devices,
  *    open, fsync, splice, sendfile from a pipe or socket (which could say
- *    EAGAIN while the output is ready), and accept/connect (which have no
- *    per-call non-blocking flag; on an O_NONBLOCK socket the pool thread
- *    waits for readiness itself, io_pool.c).
+ *    EAGAIN while the output is ready), readiness waits for both
+ *    directions at once (a request is on one wait list), and
+ *    accept/connect (which have no per-call non-blocking flag; on an
+ *    O_NONBLOCK socket the pool thread waits for readiness itself,
+ *    io_pool.c).
  * close is made directly: it does not wait for I/O.
  *
  * As on io_uring, O_NONBLOCK on a descriptor does not make a call return
@@ -57,6 +60,7 @@
 #include <cfa/runtime.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -120,10 +124,18 @@ static struct fd_waiters *entry(int fd)
     return &chunk[fd & (CHUNK - 1)];
 }
 
-static int direction(uint8_t opcode)
+/* poll(2)'s event bits by the wait list they wait on. */
+enum {
+    POLL_READ_BITS = POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLRDHUP,
+    POLL_WRITE_BITS = POLLOUT | POLLWRNORM | POLLWRBAND,
+};
+
+static int direction(const struct cfa_io_request *r)
 {
-    return opcode == IO_READ || opcode == IO_READV || opcode == IO_RECV || opcode == IO_RECVMSG ||
-                   opcode == IO_ACCEPT
+    if (r->opcode == IO_POLL)
+        return r->flags & POLL_WRITE_BITS ? DIR_OUT : DIR_IN; /* none: errors and hang-ups wake both */
+    return r->opcode == IO_READ || r->opcode == IO_READV || r->opcode == IO_RECV || r->opcode == IO_RECVMSG ||
+                   r->opcode == IO_ACCEPT
                ? DIR_IN
                : DIR_OUT;
 }
@@ -170,7 +182,7 @@ static void attempt(io_future *f, bool registered)
         pool_submit(f); /* beyond the table: the syscall decides (EBADF, ...) */
         return;
     }
-    int dir = direction(r->opcode);
+    int dir = direction(r);
     int64_t deadline = r->deadline; /* once f is listed, it may complete and go */
     for (;;) {
         spin_lock(&e->lock);
@@ -186,7 +198,8 @@ static void attempt(io_future *f, bool registered)
             return;
         }
         if (!registered) {
-            struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = (uint64_t)r->fd };
+            struct epoll_event ev = { .events = EPOLLIN | EPOLLPRI | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+                                      .data.u64 = (uint64_t)r->fd };
             if (epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev) != 0 && errno != EEXIST) {
                 if (errno == EPERM)
                     pool_submit(f); /* not pollable after all */
@@ -275,7 +288,7 @@ static void on_deadline(void)
 static void on_ready(int fd, uint32_t events)
 {
     struct fd_waiters *e = entry(fd);
-    bool in = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+    bool in = events & (EPOLLIN | EPOLLPRI | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
     bool out = events & (EPOLLOUT | EPOLLHUP | EPOLLERR);
     struct cfa_queue woken = { 0 };
     spin_lock(&e->lock);
@@ -388,6 +401,13 @@ void fallback_start(io_future *f)
     case IO_SENDMSG:
     case IO_RECVMSG:
         attempt(f, false);
+        return;
+    case IO_POLL:
+        /* A wait list is one direction: a wait for both is the pool's. */
+        if ((r->flags & POLL_READ_BITS) && (r->flags & POLL_WRITE_BITS))
+            pool_submit(f);
+        else
+            attempt(f, false);
         return;
     case IO_ACCEPT: {
         /* Only an O_NONBLOCK socket can be tried without blocking; on

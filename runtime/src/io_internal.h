@@ -21,6 +21,7 @@ enum io_opcode {
     IO_READ = 1, IO_WRITE, IO_READV, IO_WRITEV,
     IO_OPENAT, IO_CLOSE, IO_FSYNC, IO_ACCEPT, IO_CONNECT,
     IO_SEND, IO_RECV, IO_SENDMSG, IO_RECVMSG, IO_SPLICE,
+    IO_POLL,   /* readiness: `flags` holds poll(2)'s events, the result revents */
     /* From here on, io_ring_precheck has work to do (io_uring.c). */
     IO_PREAD, IO_PWRITE, IO_SENDFILE,
     IO_FIRST_PRECHECKED = IO_PREAD,

@@ -63,23 +63,11 @@ static void cond_init(void)
  * which poll would ignore, does not wait: the call says EBADF. */
 static int64_t wait_ready(const struct cfa_io_request *r, short events)
 {
-    struct pollfd pfd = { .fd = r->fd, .events = events };
     if (r->fd < 0)
         return 0;
-    for (;;) {
-        int ms = -1;
-        if (r->deadline) {
-            int64_t left = r->deadline - cfa_clock_ns();
-            if (left <= 0)
-                return -ETIMEDOUT;
-            ms = (int)((left + 999999) / 1000000);
-        }
-        int n = poll(&pfd, 1, ms);
-        if (n > 0)
-            return 0;
-        if (n < 0 && errno != EINTR)
-            return -errno;
-    }
+    struct cfa_io_request poll = { .opcode = IO_POLL, .fd = r->fd, .flags = (uint16_t)events, .deadline = r->deadline };
+    int64_t res = io_syscall(&poll);
+    return res < 0 ? res : 0;
 }
 
 /* The request's system call, waiting rather than failing with EAGAIN /

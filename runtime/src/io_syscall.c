@@ -4,15 +4,18 @@
  * not on a processor and the fallback pool's threads. io_syscall_nowait
  * tries without blocking, without touching the descriptor's flags (other
  * threads share them): RWF_NOWAIT for read/write, MSG_DONTWAIT for the
- * socket calls; sendfile, which has no such flag, is the exception
+ * socket calls, a zero timeout for a readiness wait (IO_POLL); sendfile, which has no such flag, is the exception
  * (io_sendfile.c), and accept, which the fallback tries this way only on
  * an O_NONBLOCK socket. Both return the result or -errno.
  */
 #include "io_internal.h"
 
 #include <cfa/runtime.h>
+#include <cfa/sleep.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/sendfile.h>
 #include <unistd.h>
@@ -20,6 +23,36 @@
 static int64_t result(long r)
 {
     return r < 0 ? -(int64_t)errno : r;
+}
+
+/* IO_POLL as poll(2) on its descriptor: revents; -EBADF for a descriptor
+ * poll calls invalid (POLLNVAL) or negative (poll would skip it and wait
+ * for nothing), as io_uring's POLL_ADD says. Waiting: until readiness or
+ * the request's deadline (-ETIMEDOUT); not waiting: one look (-EAGAIN if
+ * nothing is ready). */
+static int64_t poll_fd(const struct cfa_io_request *r, bool wait)
+{
+    struct pollfd pfd = { .fd = r->fd, .events = (short)r->flags };
+    if (r->fd < 0)
+        return -EBADF;
+    for (;;) {
+        int ms = 0;
+        if (wait && r->deadline) {
+            int64_t left = r->deadline - cfa_clock_ns();
+            if (left <= 0)
+                return -ETIMEDOUT;
+            ms = left / 1000000 >= INT32_MAX ? INT32_MAX : (int)((left + 999999) / 1000000);
+        } else if (wait) {
+            ms = -1;
+        }
+        int n = poll(&pfd, 1, ms);
+        if (n > 0)
+            return pfd.revents & POLLNVAL ? -EBADF : pfd.revents;
+        if (n == 0 && !wait)
+            return -EAGAIN;
+        if (n < 0 && errno != EINTR)
+            return -errno;
+    }
 }
 
 int64_t io_syscall(const struct cfa_io_request *r)
@@ -42,6 +75,7 @@ int64_t io_syscall(const struct cfa_io_request *r)
     case IO_RECVMSG:  return result(recvmsg(r->fd, r->addr, (int)r->flags));
     case IO_SPLICE:   return result(splice(r->fd2, r->addr2, r->fd, r->addr3, r->len, r->flags));
     case IO_SENDFILE: return result(sendfile(r->fd, r->fd2, r->addr2, r->len));
+    case IO_POLL:     return poll_fd(r, true);
     }
     cfa_fatal("io: unknown request opcode %d", r->opcode);
 }
@@ -60,6 +94,7 @@ int64_t io_syscall_nowait(const struct cfa_io_request *r)
     case IO_RECVMSG: return result(recvmsg(r->fd, r->addr, (int)r->flags | MSG_DONTWAIT));
     case IO_SENDFILE: return sendfile_nowait(r);
     case IO_ACCEPT:   return result(accept4(r->fd, r->addr, r->addr2, (int)r->flags)); /* O_NONBLOCK socket */
+    case IO_POLL:     return poll_fd(r, false);
     }
     cfa_fatal("io: request opcode %d has no non-blocking form", r->opcode);
 }

@@ -173,6 +173,7 @@ static void prep(struct io_uring_sqe *sqe, io_future *f)
         io_uring_prep_splice(sqe, r->fd2, r->off2, r->fd, r->off, clamp_len(r->len), r->flags);
         break;
     case IO_SENDFILE: sendfile_prep(sqe, r); break;
+    case IO_POLL:     io_uring_prep_poll_add(sqe, r->fd, r->flags); break;
     default:          cfa_fatal("io: unknown request opcode %d", r->opcode);
     }
     io_uring_sqe_set_data(sqe, f);

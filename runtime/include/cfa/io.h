@@ -148,6 +148,20 @@ ssize_t cfa_send_until(int fd, const void *buf, size_t len, int flags, int64_t d
 ssize_t cfa_recv_until(int fd, void *buf, size_t len, int flags, int64_t deadline_ns);
 ssize_t cfa_sendfile_until(int out_fd, int in_fd, off_t *offset, size_t count, int64_t deadline_ns);
 
+/* --- readiness: poll(2) on one descriptor -------------------------------
+ *
+ * cfa_wait_ready(fd, events) blocks the calling thread until fd has one of
+ * `events` (poll(2)'s bits: POLLIN, POLLOUT, POLLPRI ...) or an error or
+ * hang-up, and returns poll's revents for it (> 0); it reads and writes
+ * nothing. -1 with errno on failure (EBADF). cfa_wait_ready_until gives up
+ * at deadline_ns with ETIMEDOUT. On io_uring it is one IORING_OP_POLL_ADD;
+ * on the fallback engine a wait on the descriptor's epoll list, or a pool
+ * thread's poll(2) for a descriptor epoll refuses or for both directions
+ * at once. The runtime's poll and epoll_wait for user threads wait here
+ * (docs/pthreads.md). */
+int cfa_wait_ready(int fd, short events);
+int cfa_wait_ready_until(int fd, short events, int64_t deadline_ns);
+
 /* --- asynchronous calls: the future first, then the call's arguments ---- */
 void async_read(io_future *f, int fd, void *buf, size_t count);
 void async_write(io_future *f, int fd, const void *buf, size_t count);
@@ -168,6 +182,7 @@ void async_recvmsg(io_future *f, int fd, struct msghdr *msg, int flags);
 void async_splice(io_future *f, int fd_in, off_t *off_in, int fd_out, off_t *off_out,
                   size_t len, unsigned int flags);
 void async_sendfile(io_future *f, int out_fd, int in_fd, off_t *offset, size_t count);
+void async_wait_ready(io_future *f, int fd, short events);
 
 /* Which engine serves the calling processor: "io_uring", or "fallback"
  * (epoll and a thread pool: io_uring missing, disabled, or CFA_IO=fallback),
