@@ -20,6 +20,10 @@
  *   - a kernel thread that is not running a user thread;
  *   - the runtime's own calls (the caller's address is in the runtime's
  *     text section): the runtime's I/O engine itself, its wake-ups.
+ * The socket calls (recv, send, their msg and to/from forms) are first
+ * made at once, whatever the descriptor (answered_at_once below); the
+ * others ask for the descriptor's mode (fcntl) and, for a blocking one,
+ * its kind (fstat) at every call.
  * Calls glibc makes inside itself (stdio's writes) do not come here.
  */
 #include "interpose.h"
@@ -57,14 +61,15 @@ PT_INTERCEPTOR(int, clock_nanosleep, clockid_t, int, const struct timespec *, st
 
 /* A descriptor whose calls may wait for another thread: a pipe, socket or
  * character device, in blocking mode. A bad descriptor is left to glibc's
- * call, which reports it. */
+ * call, which reports it. The mode first: a descriptor in non-blocking
+ * mode, a server's usual socket, costs one fcntl, not also an fstat. */
 static bool may_wait(int fd)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode))
-        return false;
     int flags = fcntl(fd, F_GETFL);
-    return flags >= 0 && !(flags & O_NONBLOCK);
+    if (flags < 0 || (flags & O_NONBLOCK))
+        return false;
+    struct stat st;
+    return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISBLK(st.st_mode);
 }
 
 #define BY_DESCRIPTOR(fd, runtime_call, name, ...) \
@@ -79,11 +84,6 @@ PT_WEAK ssize_t pread(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd,
 PT_WEAK ssize_t pwrite(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite, fd, buf, n, at); }
 PT_WEAK ssize_t pread64(int fd, void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pread(fd, buf, n, at), pread64, fd, buf, n, at); }
 PT_WEAK ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at) { BY_DESCRIPTOR(fd, cfa_pwrite(fd, buf, n, at), pwrite64, fd, buf, n, at); }
-
-PT_WEAK ssize_t recv(int fd, void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_recv(fd, buf, n, flags), recv, fd, buf, n, flags); }
-PT_WEAK ssize_t send(int fd, const void *buf, size_t n, int flags) { BY_DESCRIPTOR(fd, cfa_send(fd, buf, n, flags), send, fd, buf, n, flags); }
-PT_WEAK ssize_t recvmsg(int fd, struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_recvmsg(fd, m, flags), recvmsg, fd, m, flags); }
-PT_WEAK ssize_t sendmsg(int fd, const struct msghdr *m, int flags) { BY_DESCRIPTOR(fd, cfa_sendmsg(fd, m, flags), sendmsg, fd, m, flags); }
 
 /* recvfrom and sendto: recvmsg and sendmsg with the address in the header. */
 static ssize_t recvfrom_by_msg(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
@@ -103,14 +103,75 @@ static ssize_t sendto_by_msg(int fd, const void *buf, size_t n, int flags, const
     return cfa_sendmsg(fd, &m, flags);
 }
 
+/* The socket calls are first made at once (MSG_DONTWAIT): with data or
+ * room there, that is the result the blocking call would give (a send may
+ * be partial, as the runtime's own send is: docs/io.md), whatever the
+ * descriptor's kind or mode, which are then never asked for. Only EAGAIN
+ * leads to the mode: a non-blocking descriptor (or MSG_DONTWAIT from the
+ * caller) has its answer; a blocking one waits in the runtime's call. A
+ * receive with MSG_WAITALL is not tried: at once it could return part. */
+static bool answered_at_once(int fd, ssize_t r, int flags)
+{
+    if (r >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || (flags & MSG_DONTWAIT))
+        return true;
+    int again = errno;
+    bool wait = may_wait(fd);
+    errno = again;
+    return !wait;
+}
+
+#define AT_ONCE_FIRST(fd, flags, runtime_call, plain_call, at_once_call)                          \
+    do {                                                                                           \
+        if (!PARKS_CALLER())                                                                       \
+            return plain_call;                                                                     \
+        ssize_t r = at_once_call;                                                                  \
+        return answered_at_once(fd, r, flags) ? r : runtime_call;                                  \
+    } while (0)
+
+/* A receive for the whole length waits by descriptor, untried. */
+#define WHOLE_BY_DESCRIPTOR(fd, flags, runtime_call, name, ...)                                   \
+    if ((flags) & MSG_WAITALL)                                                                     \
+    BY_DESCRIPTOR(fd, runtime_call, name, __VA_ARGS__)
+
+PT_WEAK ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+    WHOLE_BY_DESCRIPTOR(fd, flags, cfa_recv(fd, buf, n, flags), recv, fd, buf, n, flags);
+    AT_ONCE_FIRST(fd, flags, cfa_recv(fd, buf, n, flags), pt_glibc_call(recv, fd, buf, n, flags),
+                  pt_glibc_call(recv, fd, buf, n, flags | MSG_DONTWAIT));
+}
+
+PT_WEAK ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+    AT_ONCE_FIRST(fd, flags, cfa_send(fd, buf, n, flags), pt_glibc_call(send, fd, buf, n, flags),
+                  pt_glibc_call(send, fd, buf, n, flags | MSG_DONTWAIT));
+}
+
+PT_WEAK ssize_t recvmsg(int fd, struct msghdr *m, int flags)
+{
+    WHOLE_BY_DESCRIPTOR(fd, flags, cfa_recvmsg(fd, m, flags), recvmsg, fd, m, flags);
+    AT_ONCE_FIRST(fd, flags, cfa_recvmsg(fd, m, flags), pt_glibc_call(recvmsg, fd, m, flags),
+                  pt_glibc_call(recvmsg, fd, m, flags | MSG_DONTWAIT));
+}
+
+PT_WEAK ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
+{
+    AT_ONCE_FIRST(fd, flags, cfa_sendmsg(fd, m, flags), pt_glibc_call(sendmsg, fd, m, flags),
+                  pt_glibc_call(sendmsg, fd, m, flags | MSG_DONTWAIT));
+}
+
 PT_WEAK ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
 {
-    BY_DESCRIPTOR(fd, recvfrom_by_msg(fd, buf, n, flags, from, len), recvfrom, fd, buf, n, flags, from, len);
+    WHOLE_BY_DESCRIPTOR(fd, flags, recvfrom_by_msg(fd, buf, n, flags, from, len), recvfrom, fd, buf, n, flags,
+                        from, len);
+    AT_ONCE_FIRST(fd, flags, recvfrom_by_msg(fd, buf, n, flags, from, len),
+                  pt_glibc_call(recvfrom, fd, buf, n, flags, from, len),
+                  pt_glibc_call(recvfrom, fd, buf, n, flags | MSG_DONTWAIT, from, len));
 }
 
 PT_WEAK ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len)
 {
-    BY_DESCRIPTOR(fd, sendto_by_msg(fd, buf, n, flags, to, len), sendto, fd, buf, n, flags, to, len);
+    AT_ONCE_FIRST(fd, flags, sendto_by_msg(fd, buf, n, flags, to, len), pt_glibc_call(sendto, fd, buf, n, flags, to, len),
+                  pt_glibc_call(sendto, fd, buf, n, flags | MSG_DONTWAIT, to, len));
 }
 
 PT_WEAK int accept(int fd, struct sockaddr *a, socklen_t *len) { BY_DESCRIPTOR(fd, cfa_accept(fd, a, len), accept, fd, a, len); }

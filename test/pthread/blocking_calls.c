@@ -11,9 +11,11 @@
 //   poll      poll and epoll_wait on an empty pipe, no timeout: the writer
 //             on the same processor must run; with a 20 ms timeout they
 //             return 0 after it while the counter ran; timeout 0 at once;
-//   POSIX     a non-blocking pipe still fails with EAGAIN, a bad
-//             descriptor with EBADF, regular-file pread/pwrite and
-//             read/write at the file position keep their results.
+//   POSIX     a non-blocking pipe or socket still fails with EAGAIN (a
+//             socket call with MSG_DONTWAIT too), a socket call on a pipe
+//             with ENOTSOCK, a bad descriptor with EBADF; regular-file
+//             pread/pwrite and read/write at the file position keep
+//             their results.
 //
 // (Under a sanitizer the sanitizer's own read, poll ... come first, and
 // they block the processor: docs/pthreads.md.)
@@ -26,7 +28,7 @@
 // CHECK: sleeps: the other thread ran meanwhile
 // CHECK: sockets: tcp, datagram, vectors ok
 // CHECK: poll: poll and epoll_wait woken by a thread of their processor, timeouts ok
-// CHECK: posix: EAGAIN, EBADF, file results ok
+// CHECK: posix: EAGAIN, EBADF, ENOTSOCK, file results ok
 #include "check.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -243,6 +245,36 @@ static void test_posix(void) {
     CHECK_EQ(write(12345, "x", 1), -1);
     CHECK_EQ(errno, EBADF);
 
+    /* The socket calls, tried at once first: a non-blocking socket and
+     * MSG_DONTWAIT on a blocking one still fail with EAGAIN, a pipe with
+     * ENOTSOCK, a bad descriptor with EBADF; with data or room the result
+     * is the whole call's. */
+    int sv[2];
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    errno = 0;
+    CHECK_EQ(recv(sv[0], &c, 1, 0), -1);
+    CHECK_EQ(errno, EAGAIN);
+    close(sv[0]);
+    close(sv[1]);
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    errno = 0;
+    CHECK_EQ(recv(sv[0], &c, 1, MSG_DONTWAIT), -1);
+    CHECK_EQ(errno, EAGAIN);
+    CHECK_EQ(send(sv[1], "abc", 3, 0), 3);
+    char three[3];
+    CHECK_EQ(recv(sv[0], three, 3, MSG_WAITALL), 3);
+    close(sv[0]);
+    close(sv[1]);
+    CHECK_EQ(pipe(p), 0);
+    errno = 0;
+    CHECK_EQ(send(p[1], "x", 1, 0), -1);
+    CHECK_EQ(errno, ENOTSOCK);
+    close(p[0]);
+    close(p[1]);
+    errno = 0;
+    CHECK_EQ(recv(-1, &c, 1, 0), -1);
+    CHECK_EQ(errno, EBADF);
+
     const char *dir = getenv("TMPDIR");
     char full[512];
     snprintf(full, sizeof full, "%s/cfa-blocking-XXXXXX", dir && *dir ? dir : "/tmp");
@@ -261,7 +293,7 @@ static void test_posix(void) {
     CHECK(memcmp(buf, "World", 5) == 0);
     CHECK_EQ(read(fd, buf, sizeof buf), 0); /* end of file */
     close(fd);
-    printf("posix: EAGAIN, EBADF, file results ok\n");
+    printf("posix: EAGAIN, EBADF, ENOTSOCK, file results ok\n");
 }
 
 int main(int argc, char **argv) {
