@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +36,15 @@ static inline int bench_arg(int argc, char **argv, int i, const char *what) {
         exit(2);
     }
     return v;
+}
+
+/* argv[3], the variant, which is `yes` or `no` (share|noshare, park|yield):
+ * whether it is `yes`; anything else is a usage error (exit 2). */
+static inline int bench_variant(int argc, char **argv, const char *yes, const char *no) {
+    if (argc > 3 && !strcmp(argv[3], yes)) return 1;
+    if (argc > 3 && !strcmp(argv[3], no)) return 0;
+    fprintf(stderr, "usage: %s processors threads-per-processor %s|%s\n", argv[0], yes, no);
+    exit(2);
 }
 
 /* BENCH_THREADS: how many threads spawn creates (default one million). */

@@ -50,11 +50,7 @@ static void *local(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    share = argc > 3 && !strcmp(argv[3], "share");
-    if (argc <= 3 || (!share && strcmp(argv[3], "noshare"))) {
-        fprintf(stderr, "usage: %s processors threads-per-processor share|noshare\n", argv[0]);
-        return 2;
-    }
+    share = bench_variant(argc, argv, "share", "noshare");
     int procs = bench_arg(argc, argv, 1, "threads-per-processor share|noshare");
     n = bench_arg(argc, argv, 2, "threads-per-processor share|noshare") * procs;
     nspots = n > procs ? n - procs : 1;

@@ -57,11 +57,7 @@ static void *member(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    park_variant = argc > 3 && !strcmp(argv[3], "park");
-    if (argc <= 3 || (!park_variant && strcmp(argv[3], "yield"))) {
-        fprintf(stderr, "usage: %s processors threads-per-processor park|yield\n", argv[0]);
-        return 2;
-    }
+    park_variant = bench_variant(argc, argv, "park", "yield");
     int procs = bench_arg(argc, argv, 1, "threads-per-processor park|yield");
     nmembers = bench_arg(argc, argv, 2, "threads-per-processor park|yield") * procs;
     bench_cpus(procs);
