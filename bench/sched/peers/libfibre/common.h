@@ -6,8 +6,8 @@
  * here). The rest is the cfa-lite common.h (command line, BENCH_SECONDS,
  * PRNG, the single RESULT line and the immediate _exit), a start gate,
  * per-fibre counters on their own cache line, and the measurement.
- * libfibre has no preemption: a fibre that never blocks (churn's, whose
- * semaphore V then P rarely blocks) keeps its worker, and a main fibre
+ * libfibre has no preemption: a fibre that never blocks (locality's, whose
+ * send then receive rarely blocks) keeps its worker, and a main fibre
  * woken by a timer behind it would never run. So the timed programs are
  * measured by a plain pthread outside the workers (asleep in the kernel
  * for the duration, like the pthread peer's main), while the main fibre
