@@ -188,6 +188,7 @@ void processor_loop(struct cfa_processor_state *p)
         /* One reader section and one TSC reading serve both the post
          * action of the thread that left and the pop of the next one. */
         uint64_t now = __builtin_ia32_rdtsc();
+        p->decided_tsc = now;
         ready_enter(p);
         if (t) {
             p->current = NULL;
@@ -199,6 +200,7 @@ void processor_loop(struct cfa_processor_state *p)
              * for it). */
             ready_leave(p);
             now = os_turn_end(p, now);
+            p->decided_tsc = now;
             ready_enter(p);
         }
         bool stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
@@ -211,8 +213,9 @@ void processor_loop(struct cfa_processor_state *p)
             do {
                 t = idle(p);
                 stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
+                p->decided_tsc = __builtin_ia32_rdtsc();
                 if (!t && !stop)
-                    t = ready_pop(p, __builtin_ia32_rdtsc());
+                    t = ready_pop(p, p->decided_tsc);
             } while (!t && !stop);
             if (t)
                 idle_pass_on(p);
@@ -235,6 +238,7 @@ void processor_init_state(struct cfa_processor_state *s, struct cfa_processor *h
 {
     s->handle = handle;
     s->cluster = cl;
+    s->decided_tsc = __builtin_ia32_rdtsc();
     idle_sleeper_init(&s->sleeper);
     ready_queue_add_processor(cl->state, s);
     atomic_fetch_add(&cl->state->nprocs, 1);

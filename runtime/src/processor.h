@@ -45,6 +45,9 @@ struct cfa_processor_state {
     _Atomic unsigned long switches;   /* threads run so far (preemption ticker) */
     unsigned long         preempt_seen; /* `switches` at the previous tick */
     struct idle_sleeper   sleeper;    /* how this processor sleeps when idle */
+    uint64_t              decided_tsc; /* TSC of its last pop (or wake from idle),
+                                        * never 0: the stamp of the threads that the
+                                        * running one wakes (thread_make_ready_local) */
     uint64_t              os_turn_ends; /* TSC when its turn ends (processor.c) */
     struct cfa_thread    *starter;    /* woken when this processor is up (NULL:
                                        * a kernel thread, woken by futex on `up`) */

@@ -123,7 +123,7 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     /* before anyone can call a mutex function on t */
     atomic_store_explicit(&t->self_monitor.owner, (uintptr_t)t, memory_order_relaxed);
     registry_add_thread(t);
-    thread_make_ready(t, PUSH_LOCAL);
+    thread_make_ready_local(t);
 }
 
 /* A thread waiting in join(t), on t's list. */
@@ -250,7 +250,7 @@ void cfa_park(void) { cfa_park_for("park"); }
 void cfa_unpark(struct cfa_thread *t)
 {
     if (atomic_fetch_add(&t->ticket, 1) == -1 && !fork_ghost(t))
-        thread_make_ready(t, PUSH_LOCAL);
+        thread_make_ready_local(t);
 }
 
 /* The run-next slot. A thread that makes another ready and then blocks
@@ -279,7 +279,7 @@ void thread_unpark_before_blocking(struct cfa_thread *t)
         p->run_next = t;
         return;
     }
-    thread_make_ready(t, PUSH_LOCAL);
+    thread_make_ready_local(t);
 }
 
 void cfa_unpark_remote(struct cfa_thread *t)
