@@ -50,11 +50,14 @@ static inline void thread_make_ready(struct cfa_thread *t, enum push_where where
  * hop). The stamp is earlier than the push, by as long as the processor
  * has run without popping: the woken thread looks older, never younger,
  * so helping may take it sooner from a processor kept busy by its waker,
- * never later (docs/scheduler.md, "Timestamps"). */
+ * never later (docs/scheduler.md, "Timestamps"). Each use adds one, so
+ * the threads one thread wakes keep their order across the lanes (a pop
+ * takes the older head); a wake-up takes more than one TSC tick, so the
+ * stamps stay behind the clock. */
 static inline void thread_make_ready_local(struct cfa_thread *t)
 {
     struct cfa_processor_state *p = this_processor();
-    thread_make_ready_at(t, PUSH_LOCAL, p ? p->decided_tsc : __builtin_ia32_rdtsc());
+    thread_make_ready_at(t, PUSH_LOCAL, p ? p->decided_tsc++ : __builtin_ia32_rdtsc());
 }
 /* Unparks t for a caller that blocks right after: t runs next on this
  * processor, without a trip through the ready queue (thread.c). */
