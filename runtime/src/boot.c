@@ -18,6 +18,7 @@
 #include "one_runtime.h"
 #include "preemption.h"
 #include "processor.h"
+#include "resize_lock.h"
 #include "registry.h"
 #include "stats.h"
 #include "environment.h"
@@ -57,6 +58,7 @@ __attribute__((constructor(101))) void runtime_boot(void)
     stats_configure();
     deadlock_configure();
     fault_install();
+    resize_lock_init(); /* before the first processor joins the cluster */
     cluster_state_init(&main_cluster_state);
 
     main_processor_handle.state = &main_processor;

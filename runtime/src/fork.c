@@ -60,6 +60,7 @@
 #include "pthread_thread.h"
 #include "ready_queue.h"
 #include "registry.h"
+#include "resize_lock.h"
 #include "spinlock.h"
 #include "stack.h"
 #include "thread_internal.h"
@@ -105,6 +106,8 @@ static void child(void)
     stdio_locks_fork_child();
     forkjoin_fork_child(survivor);
     /* C3 */
+    if (resize_asymmetric)
+        resize_lock_init(); /* membarrier registration is the parent's address space's */
     for (struct cfa_cluster_state *cs = registry_clusters(); cs; cs = cs->all_next)
         cluster_state_fork_child(cs);
     /* C4 */

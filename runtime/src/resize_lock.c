@@ -1,18 +1,46 @@
-/* resize_lock.c: the writer side of the resizing lock. See resize_lock.h. */
+/* resize_lock.c: the writer side of the resizing lock, and the choice of
+ * the readers' protocol. See resize_lock.h. */
 #include "resize_lock.h"
+
+#include <cfa/testing.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+bool resize_asymmetric;
+
+static bool membarrier_private_expedited(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0) == 0; }
+
+/* Registration belongs to the address space: a child of fork registers
+ * again (fork.c, step C3). */
+void resize_lock_init(void)
+{
+    resize_asymmetric = membarrier_private_expedited(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+}
+
+void cfa_test_resize_symmetric(void) { resize_asymmetric = false; }
 
 void resize_write_lock(struct ready_queue *q)
 {
     spin_lock(&q->write_lock);
-    for (unsigned i = 0; i < q->nreaders; i++)
-        spin_lock(&q->readers[i]->rq.read_lock);
+    if (resize_asymmetric) {
+        if (!membarrier_private_expedited(MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+            cfa_fatal("membarrier failed after it was registered");
+        for (unsigned i = 0; i < q->nreaders; i++)
+            while (atomic_load_explicit(&q->readers[i]->rq.read_lock, memory_order_acquire))
+                spin_wait_clear(&q->readers[i]->rq.read_lock);
+    } else {
+        for (unsigned i = 0; i < q->nreaders; i++)
+            spin_lock(&q->readers[i]->rq.read_lock);
+    }
     spin_lock(&q->external_lock);
 }
 
 void resize_write_unlock(struct ready_queue *q, unsigned nreaders, struct cfa_processor_state **readers)
 {
     spin_unlock(&q->external_lock);
-    for (unsigned i = 0; i < nreaders; i++)
-        spin_unlock(&readers[i]->rq.read_lock);
+    if (!resize_asymmetric)
+        for (unsigned i = 0; i < nreaders; i++)
+            spin_unlock(&readers[i]->rq.read_lock);
     spin_unlock(&q->write_lock);
 }

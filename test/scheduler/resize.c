@@ -13,10 +13,17 @@
 // the counts); no permit is left over; the processor count is within its
 // bounds after every resize and back to 1 at the end.
 //
+// The readers' flags are taken without a locked instruction when the
+// kernel has membarrier (runtime/src/resize_lock.h, steps R1-W3); the
+// second run forces the exchange that kernels without it use.
+//
 // RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
+// RUN: %timeout %t %stress symmetric | FileCheck %s
 // CHECK: resize: 1000 resizes (1 to 7 processors), 64 yielders x 3000 steps, 8 rings x 5 x 3000 wake-ups exact
 #include "sched_test.h"
+
+#include <cfa/testing.h>
 
 enum { YIELDERS = 64, STEPS = 3000, RINGS = 8, RING = 5, ITERS = 3000,
        RESIZERS = 2, OPS = 500, MAX_OWN = 3 };
@@ -95,6 +102,8 @@ static void resizer_main(void *object) {
 
 int main(int argc, char **argv) {
     long reps = repeat_count(argc, argv);
+    if (argc > 2 && !strcmp(argv[2], "symmetric"))
+        cfa_test_resize_symmetric();
     struct cfa_cluster *cl = cfa_current_cluster();
     int nworkers = YIELDERS + RINGS * RING;
     struct worker *ws = zalloc_aligned(nworkers, sizeof *ws);

@@ -24,6 +24,11 @@ bool cfa_test_preemption_at(const void *pc);
  * unreadable. Call before the program starts its second processor. */
 unsigned cfa_test_topology_from_sysfs(const char *root, unsigned *cache_of, int n);
 
+/* Makes the resizing lock's readers take their flags with an exchange,
+ * as on a kernel without membarrier (runtime/src/resize_lock.h). Call
+ * before the program starts its second processor. */
+void cfa_test_resize_symmetric(void);
+
 #ifdef __cplusplus
 }
 #endif
