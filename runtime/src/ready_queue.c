@@ -486,7 +486,7 @@ static void *alloc_lanes(unsigned count, size_t size, size_t align)
 static void rebuild_lanes(struct ready_queue *q, unsigned count, const unsigned *source)
 {
     struct lane *lanes = alloc_lanes(count, sizeof *lanes, 64);
-    struct lane_hint *hints = alloc_lanes(count, sizeof *hints, 32);
+    struct lane_hint *hints = alloc_lanes(count, sizeof *hints, HINTS_ALIGN);
     bool *taken = calloc(q->count ? q->count : 1, sizeof *taken);
     if (!taken)
         cfa_fatal("out of memory resizing the ready queue");
@@ -526,7 +526,7 @@ void ready_queue_init(struct ready_queue *q)
     /* A cluster always has lanes, even with no processor yet: threads can
      * be made ready there before its first processor starts. */
     q->lanes = alloc_lanes(SHARD_FACTOR, sizeof *q->lanes, 64);
-    q->hints = alloc_lanes(SHARD_FACTOR, sizeof *q->hints, 32);
+    q->hints = alloc_lanes(SHARD_FACTOR, sizeof *q->hints, HINTS_ALIGN);
     q->count = SHARD_FACTOR;
 }
 

@@ -65,6 +65,12 @@ struct lane_hint {
     _Atomic uint64_t avg_wait;
     _Atomic unsigned cache;
 } __attribute__((aligned(32)));
+/* A processor's hints fill one cache line of the (64-aligned) array, and
+ * it writes them at every push and pop: a line shared with another
+ * processor's hints would move between their cores at each of those. */
+enum { HINTS_ALIGN = 64 };
+_Static_assert(SHARD_FACTOR * sizeof(struct lane_hint) % HINTS_ALIGN == 0,
+               "a processor's hints fill whole cache lines");
 
 /* A processor's private scheduling state. */
 struct ready_local {
