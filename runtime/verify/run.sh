@@ -4,7 +4,9 @@
 # (idle_sleep.pml; -DBUGGY: no pass-on, step I5, must be caught) and the
 # pthread condition variable and mutex on user and kernel threads
 # (pthread_cond.pml; -DBUGGY: the waiter lets the mutex go before it is
-# queued, must be caught). Prints, per configuration, the states explored and "no
+# queued, must be caught) and the resizing lock's asymmetric readers
+# (resize_lock.pml; -DBUGGY: the writer does not wait for reader flags,
+# must be caught). Prints, per configuration, the states explored and "no
 # violation" (or the violation found); exits non-zero if a correct
 # configuration has a violation or an incomplete search, or if the broken
 # one passes.
@@ -34,6 +36,8 @@ configs=(
   "pthread_cond|2 user-thread waiters, 2 broadcasters|pass|-DNK=0 -DNU=2 -DSIGNALLERS=2 -DBROADCAST=1"
   "pthread_cond|1 kernel-thread and 1 user-thread waiter, signal after unlock|pass|-DNK=1 -DNU=1 -DOUTSIDE=1"
   "pthread_cond|broken protocol (unlock before queueing), 2 kernel-thread waiters|violation|-DBUGGY -DNK=2 -DNU=0"
+  "resize_lock|3 readers x 2 sections, 2 writers|pass|-DNR=3 -DNW=2 -DROUNDS=2"
+  "resize_lock|broken protocol (writer does not wait for readers), 2 readers, 1 writer|violation|-DBUGGY -DNR=2 -DNW=1 -DROUNDS=1"
 )
 
 failed=0
