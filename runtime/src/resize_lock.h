@@ -15,7 +15,7 @@
  *
  * Asymmetric readers. A processor enters its section with a plain store of
  * its flag and a load of the global flag, no locked instruction (an
- * exchange costs 4.4 ns, and a park-unpark hop took two sections), when
+ * exchange costs 4.4 ns, and a park-unpark hop takes two sections), when
  * the kernel has membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)
  * (resize_lock_init): the writer pays for the missing fence instead.
  *   R1. reader: store mine = 1; load global; if clear, it is in;
