@@ -46,6 +46,7 @@
  *      marked `restart`, and the preemption ticker. A child that only
  *      calls exec pays C1-C5 and nothing more.
  */
+#include "asym_fence.h"
 #include "cluster.h"
 #include "deadlock.h"
 #include "fork.h"
@@ -106,8 +107,8 @@ static void child(void)
     stdio_locks_fork_child();
     forkjoin_fork_child(survivor);
     /* C3 */
-    if (resize_asymmetric)
-        resize_lock_init(); /* membarrier registration is the parent's address space's */
+    if (asym_fence_membarrier && !asym_fence_init()) /* registration is the parent's address space's */
+        cfa_fatal("fork: membarrier registration failed in the child");
     for (struct cfa_cluster_state *cs = registry_clusters(); cs; cs = cs->all_next)
         cluster_state_fork_child(cs);
     /* C4 */

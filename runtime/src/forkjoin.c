@@ -32,13 +32,16 @@
  *
  * Protocols:
  *  Spawn: (1) count the task (or, the owner, record it in `pushed`);
- *   (2) push it (release); (3) fence; (4) if a worker sleeps, wake one.
+ *   (2) push it (release); (3) light fence; (4) if a worker sleeps, wake
+ *   one.
  *  Worker sleep: (1) under the pool lock, list itself and count itself in
- *   `sleeping`; (2) fence; (3) look at every deque: on work, unlist itself
+ *   `sleeping`; (2) heavy fence; (3) look at every deque: on work, unlist itself
  *   (or, if a waker unlisted it already, take its permit) and go on; (4)
  *   park until a waker has unlisted it. Spawn's (3)-(4) against sleep's
  *   (1)-(3): either the spawner sees `sleeping` and wakes someone listed, or
- *   the sleeper sees the task.
+ *   the sleeper sees the task: the fences are asymmetric (asym_fence.h), so
+ *   a spawn pays a compiler barrier and a worker going to sleep pays a
+ *   membarrier.
  *  Wait: (1) publish `waiter`; (2) CAS FJ_WAITING into a state that is not
  *   done; (3) park; look again. Counted task end: one CAS decrements the
  *   count and, when it takes it to 0 under FJ_WAITING, sets FJ_CLAIMED:
@@ -60,6 +63,7 @@
  */
 #include "forkjoin.h"
 
+#include "asym_fence.h"
 #include "cache_aligned.h"
 #include "invariant.h"
 #include "thread_internal.h"
@@ -174,7 +178,7 @@ static struct fj_pool *pool_of(struct cfa_cluster *cl)
     return p;
 }
 
-static void run_task(const struct fj_task *t, bool stolen);
+static void run_task(struct fj_task *t, bool stolen);
 static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_group *only, struct fj_task *t);
 static bool pool_has_work(struct fj_pool *pool);
 static struct fj_home *home_of(struct cfa_thread *t);
@@ -203,7 +207,7 @@ static void worker_sleep(struct fj_worker *w)
     w->listed = true;
     atomic_fetch_add_explicit(&pool->sleeping, 1, memory_order_relaxed);
     spin_unlock(&pool->lock);
-    atomic_thread_fence(memory_order_seq_cst);
+    asym_fence_heavy(); /* against spawn's light fence, step (3) */
     if (pool_has_work(pool)) {
         spin_lock(&pool->lock);
         bool still = w->listed;
@@ -409,34 +413,31 @@ static void counted_done(cfa_task_group *g)
 /* Runs a task taken from a deque: popped by the deque's owner (an
  * uncounted task is then the owner's own, recorded in `popped`), or stolen
  * (`stolen`: an uncounted task gets counted by the thief first). */
-static void run_task(const struct fj_task *t, bool stolen)
+static void run_task(struct fj_task *t, bool stolen)
 {
-    struct fj_task task = *t;
-    cfa_task_group *g = fj_task_group(&task);
-    bool counted = task.group & FJ_COUNTED;
+    cfa_task_group *g = fj_task_group(t);
+    bool counted = t->group & FJ_COUNTED;
     if (!counted) {
         if (stolen)
             __atomic_fetch_add(&g->state, FJ_STOLEN_ONE | 1, __ATOMIC_ACQ_REL);
         else
             g->popped++;
     }
-    task.run(&task);
+    t->run(t);
     if (counted || stolen)
         counted_done(g);
 }
 
 /* Spawn, steps (1)-(4) of the file comment. */
-void fj_spawn(const struct fj_task *t)
+void fj_spawn(void (*run)(struct fj_task *task), cfa_task_group *g, uintptr_t a, int64_t b, int64_t c)
 {
+    struct fj_task task = { .run = run, .group = (uintptr_t)g, .a = a, .b = b, .c = c };
     struct cfa_thread *self = this_thread();
     struct fj_home *h = self ? home_of(self) : NULL;
     if (__builtin_expect(!h, 0)) { /* nowhere to queue it: now, in the caller */
-        struct fj_task task = *t;
-        task.run(&task);
+        run(&task);
         return;
     }
-    cfa_task_group *g = fj_task_group(t);
-    struct fj_task task = *t;
     /* A group's first spawn comes before any other thread can reach it
      * (the tasks it spawns are how they do), so a plain store claims it:
      * for the spawner, or, from a coroutine (whose waiter may be any
@@ -457,7 +458,7 @@ void fj_spawn(const struct fj_task *t)
         run_task(&task, false);
         return;
     }
-    fj_fence();
+    asym_fence_light();
     if (atomic_load_explicit(&h->pool->sleeping, memory_order_relaxed))
         wake_one(h->pool);
 }
@@ -474,8 +475,7 @@ void cfa_task_group_init(cfa_task_group *g)
 
 void cfa_task_spawn(cfa_task_group *g, void (*fn)(void *arg), void *arg)
 {
-    struct fj_task t = { .run = run_call, .group = (uintptr_t)g, .a = (uintptr_t)fn, .b = (int64_t)(uintptr_t)arg };
-    fj_spawn(&t);
+    fj_spawn(run_call, g, (uintptr_t)fn, (int64_t)(uintptr_t)arg, 0);
 }
 
 /* Wait's slow path: steps (1)-(3) of the file comment (nothing when the

@@ -7,10 +7,13 @@
 
 struct cfa_thread;
 
-/* Adds t to the caller's deque (counted in t->group first); runs it at
- * once when the caller has no deque (a kernel thread that is not a
- * processor, or memory exhausted). */
-void fj_spawn(const struct fj_task *t);
+/* Adds the task {run, g, a, b, c} to the caller's deque (counted in g
+ * first); runs it at once when the caller has no deque (a kernel thread
+ * that is not a processor, or memory exhausted). The fields come in
+ * registers: a record built in memory by the caller and copied here
+ * stalls on store forwarding (its words stored one by one, loaded two by
+ * two). */
+void fj_spawn(void (*run)(struct fj_task *task), cfa_task_group *g, uintptr_t a, int64_t b, int64_t c);
 
 /* Processors of the caller's cluster, 0 on a kernel thread that is not
  * a processor. */

@@ -43,8 +43,7 @@ static void run_range(struct loop *L, cfa_task_group *g, int64_t first, int64_t 
 {
     while ((uint64_t)last - (uint64_t)first > (uint64_t)L->chunk) {
         int64_t mid = first + (int64_t)(((uint64_t)last - (uint64_t)first) / 2);
-        struct fj_task t = { .run = range_task, .group = (uintptr_t)g, .a = (uintptr_t)L, .b = mid, .c = last };
-        fj_spawn(&t);
+        fj_spawn(range_task, g, (uintptr_t)L, mid, last);
         last = mid;
     }
     L->body(first, last, L->arg);

@@ -2,20 +2,17 @@
  * the readers' protocol. See resize_lock.h. */
 #include "resize_lock.h"
 
+#include "asym_fence.h"
+
 #include <cfa/testing.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 bool resize_asymmetric;
-
-static bool membarrier_private_expedited(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0) == 0; }
 
 /* Registration belongs to the address space: a child of fork registers
  * again (fork.c, step C3). */
 void resize_lock_init(void)
 {
-    resize_asymmetric = membarrier_private_expedited(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+    resize_asymmetric = asym_fence_init();
 }
 
 void cfa_test_resize_symmetric(void) { resize_asymmetric = false; }
@@ -24,8 +21,7 @@ void resize_write_lock(struct ready_queue *q)
 {
     spin_lock(&q->write_lock);
     if (resize_asymmetric) {
-        if (!membarrier_private_expedited(MEMBARRIER_CMD_PRIVATE_EXPEDITED))
-            cfa_fatal("membarrier failed after it was registered");
+        asym_fence_heavy();
         for (unsigned i = 0; i < q->nreaders; i++)
             while (atomic_load_explicit(&q->readers[i]->rq.read_lock, memory_order_acquire))
                 spin_wait_clear(&q->readers[i]->rq.read_lock);
