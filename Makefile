@@ -3,8 +3,8 @@
 #   make demo    set up, build, run the showcase program
 #   make check   set up, build build/ build-asan/ build-tsan/ build-debug/,
 #                run every test
-#   make verify  model-check the idle-sleep and pthread condition variable
-#                protocols with SPIN (runtime/verify)
+#   make verify  model-check the runtime's protocols with SPIN
+#                (runtime/verify/run.sh lists them)
 #
 # Parts: setup, build, build-asan, build-tsan, build-debug, test, bench, clean.
 # JOBS=n limits build parallelism (default: number of CPUs).

@@ -7,7 +7,8 @@
  * body. chunk = max(grain, range / (LEAVES_PER_PROCESSOR * processors)),
  * so a loop makes a few tasks per processor whatever its length (a
  * 1,000,000-index loop on 2 processors: 16 leaves, 15 spawns), and the
- * deques hold at most log2(range / chunk) records per thread.
+ * deques hold at most log2(range / chunk) records per thread. On one
+ * processor a loop is one leaf, run by the caller.
  *
  * parallel_reduce runs parallel_for over a fixed partition into K parts
  * (K <= LEAVES_PER_PROCESSOR * processors unless grain asks for more, and
@@ -54,9 +55,12 @@ static void range_task(struct fj_task *t)
     run_range((struct loop *)t->a, fj_task_group(t), t->b, t->c);
 }
 
+/* One leaf when the cluster has one processor (or the caller none): no
+ * other processor could run a second one, and a split costs a spawn and
+ * a pop per leaf for nothing. */
 static int64_t chunk_for(uint64_t n, int64_t grain, unsigned processors)
 {
-    uint64_t parts = (uint64_t)LEAVES_PER_PROCESSOR * (processors ? processors : 1);
+    uint64_t parts = processors > 1 ? (uint64_t)LEAVES_PER_PROCESSOR * processors : 1;
     uint64_t chunk = (n + parts - 1) / parts;
     if (grain > 0 && chunk < (uint64_t)grain)
         chunk = (uint64_t)grain;
@@ -71,7 +75,7 @@ void cfa_parallel_for(int64_t lo, int64_t hi, int64_t grain,
     unsigned processors = fj_processors();
     uint64_t n = (uint64_t)hi - (uint64_t)lo;
     struct loop L = { body, arg, chunk_for(n, grain, processors) };
-    if (processors == 0 || n <= (uint64_t)L.chunk) {
+    if (n <= (uint64_t)L.chunk) {
         body(lo, hi, arg);
         return;
     }
