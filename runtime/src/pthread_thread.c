@@ -63,7 +63,15 @@ static const char pthread_type_name[] = "pthread";
 
 /* ---- telling threads apart --------------------------------------------- */
 
-static inline bool is_kernel(pthread_t t) { return *(void **)t == (void *)t; }
+/* A kernel thread's pthread_t is glibc's thread descriptor, whose first
+ * word points to itself (written by glibc before the thread starts). Not
+ * instrumented: ThreadSanitizer calls pthread_getattr_np as each thread
+ * starts, before it has seen that write, and in a child of fork its report
+ * of the "race" crashes it. */
+__attribute__((no_sanitize("thread"))) static inline bool is_kernel(pthread_t t)
+{
+    return *(void **)t == (void *)t;
+}
 
 static inline struct pt_thread *as_pthread(pthread_t t)
 {
