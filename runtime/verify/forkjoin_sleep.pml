@@ -16,7 +16,10 @@
  * parked for good while a task waits is an invalid end state), a worker
  * is listed iff counted in `sleeping`, and a task runs once.
  * -DBUGGY: the sleeper does not look at the deques after listing itself,
- * which must be caught.
+ * which must be caught. Abstracted: a worker's FJ_IDLE_ROUNDS failed
+ * rounds before it sleeps are one (they change no shared state), and a
+ * stolen task's run is `ran++`. Sizes: NS <= 2, NW <= 3 (take() and
+ * wake_one's choice are written out for those).
  */
 #ifndef NS
 #define NS 2

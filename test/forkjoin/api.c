@@ -1,6 +1,7 @@
 // The fork-join C API (cfa/forkjoin.h) on 1 and 2 processors:
 // parallel_for calls its body on disjoint sub-ranges covering [lo, hi)
-// exactly once (every index counted once, for many shapes and grains);
+// exactly once (every index counted once, for many shapes and grains), as
+// one call on 1 processor and split on 2;
 // parallel_reduce equals the sequential result, with a non-commutative
 // combine that checks the sub-ranges arrive in index order; task groups:
 // recursive fib with a group per call, a group reused, tasks that spawn
@@ -24,6 +25,7 @@
 enum { MAX_N = 200000 };
 static _Atomic unsigned char seen[MAX_N];
 static _Atomic long          calls;
+static int                   processors;
 
 struct shape { int64_t lo, hi, grain; };
 
@@ -44,6 +46,10 @@ static void check_for(struct shape s) {
         CHECK_EQ(atomic_load(&seen[i - base]), 1);
     if (s.hi <= s.lo)
         CHECK_EQ(atomic_load(&calls), 0);
+    if (processors == 1 && s.hi > s.lo) /* nothing could run a second leaf */
+        CHECK_EQ(atomic_load(&calls), 1);
+    if (processors == 2 && s.hi - s.lo >= 1000 && s.grain <= 10) /* work for both */
+        CHECK(atomic_load(&calls) >= 2, "[%lld, %lld) in %ld call", (long long)s.lo, (long long)s.hi, atomic_load(&calls));
     if (s.grain > 0 && s.hi > s.lo) /* no sub-range below the grain: at most range/grain calls */
         CHECK(atomic_load(&calls) <= (s.hi - s.lo + s.grain - 1) / s.grain, "%ld calls", atomic_load(&calls));
 }
@@ -154,7 +160,8 @@ static void pester(void *arg) {
 int main(int argc, char **argv) {
     long reps = repeat_count(argc, argv);
     struct extra_procs procs;
-    procs_start(&procs, (int)arg_long(argc, argv, 2, 1));
+    processors = (int)arg_long(argc, argv, 2, 1);
+    procs_start(&procs, processors);
     static const struct shape shapes[] = {
         { 0, 0, 0 }, { 5, 3, 0 }, { 0, 1, 0 }, { 0, 2, 1 }, { 0, 1000, 0 }, { 0, 1000, 1 },
         { 0, 1000, 7 }, { -500, 500, 3 }, { 0, 1000, 5000 }, { 0, MAX_N, 0 }, { 17, MAX_N, 1000 },
