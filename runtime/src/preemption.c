@@ -16,8 +16,9 @@
  * safe to hold across a switch); and not inside a one-processor window of
  * a mutex call, nor a thread-read window (the two loads of the running
  * thread, which a migration between them would make another's; both in
- * cfa/mutex_call.h). Elsewhere the tick is dropped and the next one tries
- * again.
+ * cfa/mutex_call.h); nor inside a signal handler of the program's
+ * (interpose_signal.c). Elsewhere the tick is dropped and the next one
+ * tries again.
  *
  * The program's own code is its executable segments; in a program linked
  * with `cfacc -static`, whose executable segments hold the C library too,
@@ -31,6 +32,7 @@
  * fiber bookkeeping).
  */
 #include "code_windows.h"
+#include "interpose.h"
 #include "deadlock.h"
 #include "kthread.h"
 #include "preemption.h"
@@ -117,8 +119,8 @@ static void on_preempt(int sig, siginfo_t *info, void *uc)
     if (!t || slice_ms == 0)
         return;
     atomic_fetch_add_explicit(&signals_seen, 1, memory_order_relaxed);
-    if (!preemptible_at(pc))
-        return;
+    if (!preemptible_at(pc) || interpose_in_signal_handler())
+        return; /* a program's handler: what it interrupted may hold a lock */
     atomic_fetch_add_explicit(&yields_made, 1, memory_order_relaxed);
     int saved_errno = errno;
     schedule_out(t, POST_YIELD);

@@ -56,8 +56,8 @@ int kthread_cond_signal(pthread_cond_t *c) { return pt_glibc_call(pthread_cond_s
 
 /* Every interposing file is linked whenever the runtime is (PT_UNIT). */
 extern const char pt_unit_mutex, pt_unit_cond, pt_unit_rwlock, pt_unit_spin, pt_unit_barrier, pt_unit_sem,
-    pt_unit_stdio, pt_unit_key, pt_unit_thread, pt_unit_io, pt_unit_poll;
+    pt_unit_stdio, pt_unit_key, pt_unit_thread, pt_unit_io, pt_unit_poll, pt_unit_signal;
 __attribute__((used)) static const char *const interposing_units[] = {
     &pt_unit_mutex, &pt_unit_cond,  &pt_unit_rwlock, &pt_unit_spin,   &pt_unit_barrier, &pt_unit_sem,
-    &pt_unit_stdio, &pt_unit_key,   &pt_unit_thread, &pt_unit_io,     &pt_unit_poll,
+    &pt_unit_stdio, &pt_unit_key,   &pt_unit_thread, &pt_unit_io,     &pt_unit_poll, &pt_unit_signal,
 };
