@@ -45,14 +45,15 @@
 
 /* OS turns (docs/preemption.md, "OS turns"): a processor that has run
  * for OS_TURN_TSC without blocking calls sched_yield at its next
- * scheduling decision, so a task woken behind it on the same CPU (the
- * other end of this program's I/O) need not wait for its whole slice.
- * After a yield that kept it off its CPU longer than
- * OS_TURN_LONG_WAIT_TSC (the CPU went to a task that computes), it does
- * not yield for OS_TURN_BACKOFF_TSC, even if it blocks meanwhile. */
+ * scheduling decision, so a short task woken behind it on the same CPU
+ * need not wait for its whole slice. After a yield that kept it off its
+ * CPU longer than OS_TURN_LONG_WAIT_TSC (the CPU went to a task with
+ * more than a moment's work, which the processor's own threads and ring
+ * would wait behind), it does not yield for OS_TURN_BACKOFF_TSC, even if
+ * it blocks meanwhile. */
 enum {
     OS_TURN_TSC = 1u << 20,           /* docs/scheduler.md#tunables */
-    OS_TURN_LONG_WAIT_TSC = 1u << 22, /* docs/scheduler.md#tunables */
+    OS_TURN_LONG_WAIT_TSC = 1u << 19, /* docs/scheduler.md#tunables */
     OS_TURN_BACKOFF_TSC = 1u << 28,   /* docs/scheduler.md#tunables */
 };
 
