@@ -18,17 +18,17 @@
  *     `actions[sig]` holds the program's handler and flags for it;
  *  2. the program sees only its own handlers: sigaction's old action and
  *     signal's result report the program's handler, never the trampoline;
- *  3. interpose_in_signal_handler() is true exactly within a handler's
- *     call on the thread it interrupted: `mark` is the outermost
- *     handler's, and a handler left by siglongjmp (its frame is gone: the
- *     stack pointer is back above it) no longer counts.
+ *  3. interpose_in_signal_handler() is true within a handler's call on
+ *     the thread it interrupted: below the outermost trampoline's frame
+ *     (`mark`) on that thread. A handler left by siglongjmp leaves its mark
+ *     behind; calls from above its frame do not count, and the next
+ *     handler's trampoline, finding the mark stale, starts afresh.
  * The runtime's own handlers (preemption, faults) are installed directly:
  * its calls to sigaction are glibc's (interpose.h). bsd_signal, sysv_signal
  * and sigset are glibc's: handlers they install are not marked.
  */
 #include "interpose.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -65,20 +65,24 @@ bool interpose_in_signal_handler(void)
 
 static void trampoline(int sig, siginfo_t *info, void *context)
 {
-    int saved_errno = errno;
     if (mark.depth && !interpose_in_signal_handler())
         mark.depth = 0; /* the last one was left by siglongjmp */
-    if (mark.depth++ == 0) {
+    if (mark.depth == 0) {
         mark.thread = cfa_this_thread();
         mark.frame = (uintptr_t)__builtin_frame_address(0);
     }
+    /* The mark is whole before it counts: a preemption signal taken here
+     * reads it (preemption.c). */
+    atomic_signal_fence(memory_order_seq_cst);
+    mark.depth++;
+    atomic_signal_fence(memory_order_seq_cst);
     uintptr_t h = atomic_load_explicit(&actions[sig].handler, memory_order_acquire);
     int flags = atomic_load_explicit(&actions[sig].flags, memory_order_relaxed);
-    errno = saved_errno;
     if (flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h)(sig, info, context);
     else if (h != (uintptr_t)SIG_DFL && h != (uintptr_t)SIG_IGN)
         ((void (*)(int))h)(sig);
+    atomic_signal_fence(memory_order_seq_cst);
     mark.depth--;
 }
 
