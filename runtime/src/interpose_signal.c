@@ -28,7 +28,9 @@
  * and sigset are glibc's: handlers they install are not marked.
  */
 #include "interpose.h"
+#include "spinlock.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -80,7 +82,7 @@ static void trampoline(int sig, siginfo_t *info, void *context)
     int flags = atomic_load_explicit(&actions[sig].flags, memory_order_relaxed);
     if (flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h)(sig, info, context);
-    else if (h != (uintptr_t)SIG_DFL && h != (uintptr_t)SIG_IGN)
+    else
         ((void (*)(int))h)(sig);
     atomic_signal_fence(memory_order_seq_cst);
     mark.depth--;
@@ -99,8 +101,12 @@ static int program_sigaction(int sig, const struct sigaction *act, struct sigact
 {
     if (sig <= 0 || sig >= NSIG)
         return pt_glibc_call(sigaction, sig, act, old);
-    while (atomic_exchange_explicit(&install_lock, 1, memory_order_acquire))
-        ;
+    /* sigaction is async-signal-safe: a handler on this kernel thread
+     * must not find the lock held beneath it. */
+    sigset_t all, mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask);
+    spin_lock(&install_lock);
     uintptr_t was = atomic_load_explicit(&actions[sig].handler, memory_order_relaxed);
     int was_flags = atomic_load_explicit(&actions[sig].flags, memory_order_relaxed);
     int r;
@@ -120,7 +126,8 @@ static int program_sigaction(int sig, const struct sigaction *act, struct sigact
             atomic_store_explicit(&actions[sig].handler, was, memory_order_release);
         }
     }
-    atomic_store_explicit(&install_lock, 0, memory_order_release);
+    spin_unlock(&install_lock);
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (r == 0 && old)
         as_program_set(old, was, was_flags);
     return r;
