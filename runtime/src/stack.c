@@ -102,6 +102,7 @@ static unsigned region_left;
 static bool region_guarded; /* its slots' guard pages are installed already */
 static long maps_used;    /* mappings made for stacks: regions, own, split-offs */
 static _Atomic unsigned long guarded_by_madvise, guarded_by_mprotect, canaried, slots_carved;
+static _Atomic unsigned long trimmed, trim_ranges, trim_calls;
 
 static size_t round_to_page(size_t n) { return (n + page_size - 1) & ~(page_size - 1); }
 
@@ -224,6 +225,21 @@ static void take_pooled(struct cfa_stack *s, struct pooled *p)
     fill(s, slot_of(p), slot_size, p->memcheck_id, p->canary);
 }
 
+/* Gives the same advice on n ranges of this process in one system call
+ * (process_madvise, Linux 5.10; MADV_GUARD_INSTALL from 6.13, MADV_DONTNEED
+ * from 6.13 too): one TLB flush for all of them where the kernel batches
+ * it. Returns the bytes advised, from the first range on, or -1 when the
+ * kernel cannot. */
+static long advise_ranges(const struct iovec *ranges, unsigned n, int advice)
+{
+    int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (self < 0)
+        return -1;
+    long done = syscall(SYS_process_madvise, self, ranges, n, advice, 0);
+    close(self);
+    return done;
+}
+
 /* Installs the guard pages of every slot of a new region in one system
  * call (process_madvise with one range a slot, Linux 6.13+) instead of
  * one madvise a stack; false when the kernel cannot (the slots are then
@@ -236,12 +252,7 @@ static bool guard_region(char *region)
     struct iovec ranges[REGION_SLOTS];
     for (unsigned i = 0; i < REGION_SLOTS; i++)
         ranges[i] = (struct iovec){ region + i * slot_size, STACK_GUARD_BYTES };
-    int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
-    if (self < 0)
-        return false;
-    long done = syscall(SYS_process_madvise, self, ranges, REGION_SLOTS, MADV_GUARD_INSTALL, 0);
-    close(self);
-    if (done != (long)REGION_SLOTS * STACK_GUARD_BYTES)
+    if (advise_ranges(ranges, REGION_SLOTS, MADV_GUARD_INSTALL) != (long)REGION_SLOTS * STACK_GUARD_BYTES)
         return false;
     atomic_store_explicit(&page_guard, PAGES_MADVISE, memory_order_relaxed);
     return true;
@@ -344,15 +355,17 @@ static int by_address(const void *a, const void *b)
 
 /* Returns the memory of a batch of TRIM_BATCH free slots to the kernel and
  * lists them cold. Sorted, neighbouring slots (the common case: threads
- * created together end together) go back in one madvise, guard areas
- * included: guard pages survive MADV_DONTNEED, an untouched guard area
- * stays zero. One call per run instead of one per stack: each is a TLB
- * flush on every CPU running the program. */
+ * created together end together) form one range, guard areas included:
+ * guard pages survive MADV_DONTNEED, an untouched guard area stays zero.
+ * The ranges go back in one process_madvise where the kernel allows it,
+ * else one madvise a range: each call is a TLB flush on every CPU running
+ * the program, an interprocessor interrupt per CPU (docs/scale.md). */
 static void trim(struct pooled *batch)
 {
     char *slots[TRIM_BATCH];
     struct pooled headers[TRIM_BATCH];
-    unsigned n = 0;
+    struct iovec runs[TRIM_BATCH];
+    unsigned n = 0, nruns = 0;
     for (struct pooled *p = batch; p && n < TRIM_BATCH; p = p->next, n++)
         slots[n] = slot_of(p);
     qsort(slots, n, sizeof *slots, by_address);
@@ -363,9 +376,23 @@ static void trim(struct pooled *batch)
         while (j < n && slots[j] == slots[j - 1] + slot_size)
             j++;
         char *from = slots[i] + STACK_GUARD_BYTES;
-        madvise(from, (size_t)(slots[j - 1] + slot_size - from), MADV_DONTNEED);
+        runs[nruns++] = (struct iovec){ from, (size_t)(slots[j - 1] + slot_size - from) };
         i = j;
     }
+    static _Atomic bool batch_refused;
+    unsigned advised = 0;
+    if (nruns > 1 && !atomic_load_explicit(&batch_refused, memory_order_relaxed)) {
+        long done = advise_ranges(runs, nruns, MADV_DONTNEED);
+        if (done < 0)
+            atomic_store_explicit(&batch_refused, true, memory_order_relaxed);
+        for (; advised < nruns && done >= (long)runs[advised].iov_len; advised++)
+            done -= (long)runs[advised].iov_len;
+    }
+    for (unsigned i = advised; i < nruns; i++)
+        madvise(runs[i].iov_base, runs[i].iov_len, MADV_DONTNEED);
+    atomic_fetch_add_explicit(&trimmed, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&trim_ranges, nruns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&trim_calls, (advised > 0) + (nruns - advised), memory_order_relaxed);
     spin_lock(&pool_lock);
     for (unsigned i = 0; i < n; i++)
         cold_push(slots[i], headers[i].memcheck_id, headers[i].canary);
@@ -457,6 +484,9 @@ void stack_counts(struct stack_counts *out)
     out->guarded_madvise = atomic_load(&guarded_by_madvise);
     out->guarded_mprotect = atomic_load(&guarded_by_mprotect);
     out->canary = atomic_load(&canaried);
+    out->trimmed = atomic_load(&trimmed);
+    out->trim_ranges = atomic_load(&trim_ranges);
+    out->trim_calls = atomic_load(&trim_calls);
     spin_lock(&pool_lock);
     out->warm = warm_count;
     out->cold = cold_count;

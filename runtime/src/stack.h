@@ -44,6 +44,7 @@ static inline void stack_watch(const struct cfa_coroutine *c)
 struct stack_counts {
     unsigned long carved, guarded_madvise, guarded_mprotect, canary;
     unsigned long warm, cold;
+    unsigned long trimmed, trim_ranges, trim_calls; /* memory returned: stacks, ranges, system calls */
     long maps, maps_budget;
 };
 void stack_counts(struct stack_counts *out);

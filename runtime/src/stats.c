@@ -71,6 +71,8 @@ static void print_stats(void)
             "free warm %lu, cold %lu; mappings %ld of %ld for mprotect guards\n",
             st.carved, st.guarded_madvise, st.guarded_mprotect, st.canary, st.warm, st.cold, st.maps,
             st.maps_budget);
+    fprintf(stderr, "cfa stats: stacks: memory returned: stacks %lu, ranges %lu, system calls %lu\n", st.trimmed,
+            st.trim_ranges, st.trim_calls);
 }
 
 void stats_configure(void)
