@@ -18,7 +18,7 @@ struct first_frame {
     void (*ret)(void);
 };
 
-void context_prime(struct cfa_coroutine *c, void (*entry)(void *), void *arg)
+void context_prime_frame(struct cfa_coroutine *c, void (*entry)(void *), void *arg)
 {
     uintptr_t top = ((uintptr_t)c->stack.map + c->stack.map_size) & ~(uintptr_t)15;
     /* After `ret` pops the trampoline's address the stack pointer is `top`,
@@ -32,6 +32,11 @@ void context_prime(struct cfa_coroutine *c, void (*entry)(void *), void *arg)
         .ret = cfa_context_trampoline,
     };
     c->ctx.sp = f;
+}
+
+void context_prime_later(struct cfa_coroutine *c)
+{
+    c->ctx.sp = NULL;
 #ifdef CFA_TSAN
     if (!c->sanitizer_fiber) {
         sigset_t old;
@@ -42,6 +47,12 @@ void context_prime(struct cfa_coroutine *c, void (*entry)(void *), void *arg)
         tsan_signals_release(&old);
     }
 #endif
+}
+
+void context_prime(struct cfa_coroutine *c, void (*entry)(void *), void *arg)
+{
+    context_prime_later(c);
+    context_prime_frame(c, entry, arg);
 }
 
 void context_adopt_native(struct cfa_coroutine *c)

@@ -230,6 +230,8 @@ void processor_loop(struct cfa_processor_state *p)
         atomic_store_explicit(&t->state, CFA_THREAD_RUNNING, memory_order_relaxed);
         atomic_store_explicit(&p->switches, atomic_load_explicit(&p->switches, memory_order_relaxed) + 1,
                               memory_order_relaxed);
+        if (__builtin_expect(t->current->ctx.sp == NULL, 0))
+            thread_prime(t); /* its first run */
         context_switch(&p->sched, t->current);
     }
 }

@@ -104,6 +104,11 @@ static void thread_entry(void *arg)
     context_switch_final(t->current, &p->sched);
 }
 
+void thread_prime(struct cfa_thread *t)
+{
+    context_prime_frame(&t->self, thread_entry, t);
+}
+
 void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
                       const char *type_name, size_t stack_size)
 {
@@ -113,7 +118,7 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     cfa_coroutine_setup(&t->self, main, object, type_name);
     t->self.stack_size = stack_size;
     stack_acquire(&t->self.stack, stack_size);
-    context_prime(&t->self, thread_entry, t);
+    context_prime_later(&t->self); /* thread_prime, at its first run */
     t->self.state = CFA_COROUTINE_ACTIVE;
     t->current = &t->self;
     t->cluster = cfa_current_cluster();

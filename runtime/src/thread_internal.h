@@ -28,6 +28,10 @@ void thread_check_transition(struct cfa_thread *t, int to, const char *file, int
 #define THREAD_TRANSITION(t, to) ((void)0)
 #endif
 void thread_halted(struct cfa_thread *t);
+
+/* Builds a started thread's first frame on its stack: by the processor
+ * that first runs it (processor_loop), just before that first switch. */
+void thread_prime(struct cfa_thread *t);
 /* The id the next thread started will get (fork.c: the ghosts' bound). */
 uint64_t thread_next_id(void);
 /* `stamp`: the TSC now, or a reading the caller took a moment ago (the

@@ -99,7 +99,11 @@ class CfaThread(gdb.Command):
                                "(info threads) and use the command directly" % wanted)
         if state in (0, 4):
             raise gdb.GdbError("thread %d has no stack (%s)" % (wanted, STATES[state]))
-        run_on_context(int(target["current"]["ctx"]["sp"]), parts[1], from_tty)
+        sp = int(target["current"]["ctx"]["sp"])
+        if sp == 0:
+            raise gdb.GdbError("thread %d has not run yet: its first frame is built when a processor "
+                               "first runs it" % wanted)
+        run_on_context(sp, parts[1], from_tty)
 
 
 def run_on_context(sp, command, from_tty):
