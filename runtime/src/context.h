@@ -57,10 +57,10 @@ void context_prime(struct cfa_coroutine *c, void (*entry)(void *), void *arg);
 /* The same in two steps, so that a new thread's stack is first touched by
  * the processor that first runs it, not by its creator: the page fault
  * that gives a fresh stack its first page then runs in parallel with
- * further creations (docs/scale.md). context_prime_later marks c as not
- * primed (ctx.sp NULL, no switch to c is allowed) and does the
- * sanitizers' part; context_prime_frame builds the frame, before the
- * first switch to c. */
+ * further creations (docs/performance.md, "A million threads").
+ * context_prime_later marks c as not primed (ctx.sp NULL: no switch to c
+ * is allowed) and does the sanitizers' part; context_prime_frame builds
+ * the frame, before the first switch to c. */
 void context_prime_later(struct cfa_coroutine *c);
 void context_prime_frame(struct cfa_coroutine *c, void (*entry)(void *), void *arg);
 

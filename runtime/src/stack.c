@@ -359,7 +359,8 @@ static int by_address(const void *a, const void *b)
  * guard pages survive MADV_DONTNEED, an untouched guard area stays zero.
  * The ranges go back in one process_madvise where the kernel allows it,
  * else one madvise a range: each call is a TLB flush on every CPU running
- * the program, an interprocessor interrupt per CPU (docs/scale.md). */
+ * the program, an interprocessor interrupt per CPU (docs/performance.md, "A million
+ * threads"). */
 static void trim(struct pooled *batch)
 {
     char *slots[TRIM_BATCH];

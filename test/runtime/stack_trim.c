@@ -24,6 +24,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+
 enum { N = 6000, TOUCH = 32 * 1024 };
 
 struct worker {
@@ -79,10 +83,14 @@ static void run(int nprocs) {
             cfa_thread_destroy(&ws[i].thread);
         }
     long after = resident_kb();
-    /* The warm pool and the caches keep at most a few thousand stacks. */
+    /* The warm pool and the caches keep at most a few thousand stacks.
+     * Under ASan a frame's locals live on its fake stack, on the heap, and
+     * the stacks' shadow stays resident: only the counters are checked. */
     long returnable_kb = (N - 2048) * (TOUCH / 1024);
+#if !defined(__SANITIZE_ADDRESS__) && !__has_feature(address_sanitizer)
     CHECK(before - after >= returnable_kb / 2, "resident %ld kB with %d threads parked, %ld kB after: "
           "less than %ld kB returned", before, N, after, returnable_kb / 2);
+#endif
     procs_stop(&procs);
     free(ws);
     printf("returned %ld kB\n", before - after);
@@ -105,11 +113,10 @@ static bool kernel_batches(void) {
 
 static void verify(const char *out_path, const char *err_path) {
     char *out = stats_slurp(out_path), *err = stats_slurp(err_path);
-    long returned_kb = stats_find(out, "returned ");
+    (void)stats_find(out, "returned "); /* run finished and checked the resident memory */
     long stacks = stats_find(err, "memory returned: stacks "), ranges = stats_find(err, "ranges "),
          calls = stats_find(err, "system calls ");
     long cold = stats_find(err, "cold ");
-    CHECK(returned_kb > 0);
     CHECK_EQ(stacks, cold);
     CHECK(stacks >= N / 2, "only %ld of %d stacks returned their memory", stacks, N);
     /* Woken evens first: a batch of neighbours freed together is rare. */
