@@ -19,6 +19,21 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+/* How long an idle processor keeps making cheap checks, after its
+ * exhaustive search and before it commits to sleep, in TSC cycles: at
+ * most IDLE_SPIN_TSC, which catches work handed over within a microsecond
+ * or so. After IDLE_SPIN_MISSES spins in a row that found nothing the
+ * spin halves, down to IDLE_SPIN_MIN_TSC; a spin that finds work restores
+ * it in full. So a processor whose work arrives tens of microseconds
+ * apart (a server's requests) stops spending on spins that never pay,
+ * CPU its neighbours on the same cores could use, and one whose work
+ * follows within the spin keeps catching it. */
+enum {
+    IDLE_SPIN_TSC = 2560,    /* docs/scheduler.md#tunables */
+    IDLE_SPIN_MIN_TSC = 160, /* docs/scheduler.md#tunables */
+    IDLE_SPIN_MISSES = 8,    /* docs/scheduler.md#tunables */
+};
+
 /* Debug build: s is on l's stack (l locked) exactly when it says so, and
  * the stack's links agree. */
 static void check_membership(struct idle_list *l, struct idle_sleeper *s)
@@ -41,6 +56,8 @@ void idle_sleeper_init(struct idle_sleeper *s)
     atomic_store(&s->state, IDLE_AWAKE);
     s->listed = false;
     s->prev = s->next = NULL;
+    s->spin_tsc = IDLE_SPIN_TSC;
+    s->spin_misses = 0;
 }
 
 void idle_sleeper_fini(struct idle_sleeper *s)
@@ -147,9 +164,22 @@ void idle_wake(struct idle_list *l, struct idle_sleeper *s)
 
 /* ---- a processor going idle: steps I1-I5 ---------------------------- */
 
-/* How long an idle processor keeps making cheap checks, after its
- * exhaustive search and before it commits to sleep, in TSC cycles. */
-enum { IDLE_SPIN_TSC = 2560 }; /* docs/scheduler.md#tunables */
+/* Adapts the next spin's length to this one's outcome (IDLE_SPIN_TSC). */
+static void spin_outcome(struct idle_list *l, struct idle_sleeper *s, bool found)
+{
+    if (found) {
+        s->spin_tsc = IDLE_SPIN_TSC;
+        s->spin_misses = 0;
+        atomic_fetch_add_explicit(&l->spins_found, 1, memory_order_relaxed);
+        return;
+    }
+    atomic_fetch_add_explicit(&l->spins_missed, 1, memory_order_relaxed);
+    if (++s->spin_misses < IDLE_SPIN_MISSES)
+        return;
+    s->spin_misses = 0;
+    if (s->spin_tsc / 2 >= IDLE_SPIN_MIN_TSC)
+        s->spin_tsc /= 2;
+}
 
 /* Cheap: looks at the lanes' hints only (under our reader flag: the lane
  * arrays may be replaced by a resize otherwise). */
@@ -175,12 +205,13 @@ struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *b
     struct cfa_thread *t = ready_pop_exhaustive(p); /* I2 */
     if (!t && !atomic_load(&p->terminate)) {
         IDLE_TEST_HOOK(CFA_STEP_SEARCHED);
-        uint64_t spin_ends = __builtin_ia32_rdtsc() + IDLE_SPIN_TSC;
+        uint64_t spin_ends = __builtin_ia32_rdtsc() + p->sleeper.spin_tsc;
         bool woken;
         while (!(woken = idle_notified(&p->sleeper) || any_ready_hint(p) || io_completion_hint(p->io) ||
                          atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&
                __builtin_ia32_rdtsc() < spin_ends)
             cpu_relax();
+        spin_outcome(&cs->idle, &p->sleeper, woken);
         if (!woken && idle_sleep(&cs->idle, p)) /* I3 */
             *blocked = true;
         IDLE_TEST_HOOK(CFA_STEP_WOKEN);

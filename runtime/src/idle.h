@@ -69,6 +69,9 @@ struct idle_sleeper {
     _Atomic int          state;   /* enum idle_state */
     bool                 listed;  /* on the stack; guarded by the list lock */
     struct idle_sleeper *prev, *next;
+    /* The spin before sleeping (idle.c, spin_outcome): its length in TSC
+     * cycles and the misses since it last changed; its processor's only. */
+    unsigned             spin_tsc, spin_misses;
 };
 
 struct idle_list {
@@ -76,6 +79,7 @@ struct idle_list {
     struct idle_sleeper *head;
     _Atomic(struct idle_sleeper *) first;
     _Atomic unsigned long sleeps, wakeups, notify_syscalls;  /* statistics */
+    _Atomic unsigned long spins_found, spins_missed;        /* statistics */
     _Atomic unsigned long registrations; /* written under `lock` */
     _Atomic unsigned long register_busy; /* registrations that found `lock` taken */
 };
