@@ -56,7 +56,7 @@ void idle_sleeper_init(struct idle_sleeper *s)
     atomic_store(&s->state, IDLE_AWAKE);
     s->listed = false;
     s->prev = s->next = NULL;
-    s->spin_tsc = IDLE_SPIN_TSC;
+    atomic_store_explicit(&s->spin_tsc, IDLE_SPIN_TSC, memory_order_relaxed);
     s->spin_misses = 0;
 }
 
@@ -168,7 +168,7 @@ void idle_wake(struct idle_list *l, struct idle_sleeper *s)
 static void spin_outcome(struct idle_list *l, struct idle_sleeper *s, bool found)
 {
     if (found) {
-        s->spin_tsc = IDLE_SPIN_TSC;
+        atomic_store_explicit(&s->spin_tsc, IDLE_SPIN_TSC, memory_order_relaxed);
         s->spin_misses = 0;
         atomic_fetch_add_explicit(&l->spins_found, 1, memory_order_relaxed);
         return;
@@ -177,8 +177,9 @@ static void spin_outcome(struct idle_list *l, struct idle_sleeper *s, bool found
     if (++s->spin_misses < IDLE_SPIN_MISSES)
         return;
     s->spin_misses = 0;
-    if (s->spin_tsc / 2 >= IDLE_SPIN_MIN_TSC)
-        s->spin_tsc /= 2;
+    unsigned spin = atomic_load_explicit(&s->spin_tsc, memory_order_relaxed);
+    if (spin / 2 >= IDLE_SPIN_MIN_TSC)
+        atomic_store_explicit(&s->spin_tsc, spin / 2, memory_order_relaxed);
 }
 
 /* Cheap: looks at the lanes' hints only (under our reader flag: the lane
@@ -205,7 +206,8 @@ struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *b
     struct cfa_thread *t = ready_pop_exhaustive(p); /* I2 */
     if (!t && !atomic_load(&p->terminate)) {
         IDLE_TEST_HOOK(CFA_STEP_SEARCHED);
-        uint64_t spin_ends = __builtin_ia32_rdtsc() + p->sleeper.spin_tsc;
+        unsigned spin = atomic_load_explicit(&p->sleeper.spin_tsc, memory_order_relaxed);
+        uint64_t spin_ends = __builtin_ia32_rdtsc() + spin;
         bool woken;
         while (!(woken = idle_notified(&p->sleeper) || any_ready_hint(p) || io_completion_hint(p->io) ||
                          atomic_load_explicit(&p->terminate, memory_order_relaxed)) &&

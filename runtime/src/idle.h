@@ -70,8 +70,10 @@ struct idle_sleeper {
     bool                 listed;  /* on the stack; guarded by the list lock */
     struct idle_sleeper *prev, *next;
     /* The spin before sleeping (idle.c, spin_outcome): its length in TSC
-     * cycles and the misses since it last changed; its processor's only. */
-    unsigned             spin_tsc, spin_misses;
+     * cycles (atomic: CFA_STATS reads it while the processor runs) and
+     * the misses since it last changed; written by its processor only. */
+    _Atomic unsigned     spin_tsc;
+    unsigned             spin_misses;
 };
 
 struct idle_list {

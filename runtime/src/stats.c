@@ -25,8 +25,9 @@ static void print_cluster(const char *name, struct cfa_cluster_state *cs)
     unsigned spin_min = UINT32_MAX, spin_max = 0;
     for (struct cfa_processor_state *p = registry_processors(); p; p = p->all_next)
         if (p->cluster->state == cs) {
-            spin_min = p->sleeper.spin_tsc < spin_min ? p->sleeper.spin_tsc : spin_min;
-            spin_max = p->sleeper.spin_tsc > spin_max ? p->sleeper.spin_tsc : spin_max;
+            unsigned spin = atomic_load_explicit(&p->sleeper.spin_tsc, memory_order_relaxed);
+            spin_min = spin < spin_min ? spin : spin_min;
+            spin_max = spin > spin_max ? spin : spin_max;
         }
     struct ready_stats s;
     ready_queue_stats(&cs->ready, &s);

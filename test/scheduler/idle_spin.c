@@ -11,20 +11,22 @@
 //     worker is pushed): that spin finds the worker, and the spin is back
 //     in full (2560). The few idles after it cannot halve it again.
 //
-// RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link -lpthread
+// RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
 // RUN: env CFA_STATS=1 CFA_PREEMPTION_MS=0 %timeout %t misses 2> %t.err | FileCheck %s --check-prefix=MISSES
 // RUN: FileCheck %s --check-prefix=MISSES-STATS < %t.err
 // RUN: env CFA_STATS=1 CFA_PREEMPTION_MS=0 %timeout %t found 2> %t.err | FileCheck %s --check-prefix=FOUND
 // RUN: FileCheck %s --check-prefix=FOUND-STATS < %t.err
 // MISSES: misses: 64 sleeps
+// MISSES-STATS: cluster main: processors 1,
 // MISSES-STATS: spins found work {{[0-9]+}}, found none {{[1-9][0-9]+}}, spin now 160-160 TSC
 // FOUND: found: the worker ran
+// FOUND-STATS: cluster main: processors 1,
 // FOUND-STATS: spins found work {{[1-9][0-9]*}}, found none {{[1-9][0-9]+}}, spin now 2560-2560 TSC
 #include "sched_test.h"
 
 #include <cfa/sleep.h>
 #include <cfa/test_hook.h>
-#include <pthread.h>
+#include <cfa/kernel_thread.h>
 
 enum { SLEEPS = 64, SLEEP_NS = 200 * 1000 };
 
@@ -72,12 +74,12 @@ int main(int argc, char **argv) {
     cfa_thread_start(&worker, worker_main, NULL, "Worker", 0);
     wait_until_blocked(&worker);
     sleep_many(); /* the spin at its floor */
-    pthread_t k;
-    CHECK(pthread_create(&k, NULL, pusher, NULL) == 0);
+    pthread_t k; /* a kernel thread, not a pthread (a user thread, which would add processors) */
+    CHECK(cfa_kernel_thread_create(&k, NULL, pusher, NULL) == 0);
     atomic_store(&armed, 1);
     while (!atomic_load(&worker_ran))
         cfa_sleep_ns(SLEEP_NS); /* idles: the hook fires at the first search */
-    CHECK(pthread_join(k, NULL) == 0);
+    CHECK(cfa_kernel_thread_join(k, NULL) == 0);
     cfa_thread_join(&worker);
     cfa_thread_destroy(&worker);
     printf("found: the worker ran\n");
