@@ -32,8 +32,14 @@
  *
  * Protocols:
  *  Spawn: (1) count the task (or, the owner, record it in `pushed`);
- *   (2) push it (release); (3) light fence; (4) if a worker sleeps, wake
- *   one.
+ *   (2) push it (release); (3) light fence; (4) if a worker sleeps and
+ *   (5) a processor of the cluster is idle, wake one.
+ *  Idle processor (forkjoin_idle, idle.c between I2 and I3): after its
+ *   registration (I1), if a worker sleeps: heavy fence, and if a deque
+ *   holds a task, wake one. Spawn's (2)-(5) against it: either the
+ *   spawner sees the idle processor, or the processor sees the task; so
+ *   no task waits while a worker sleeps and a processor idles, but a
+ *   worker is not woken while every processor is busy.
  *  Worker sleep: (1) under the pool lock, list itself and count itself in
  *   `sleeping`; (2) heavy fence; (3) look at every deque: on work, unlist itself
  *   (or, if a waker unlisted it already, take its permit) and go on; (4)
@@ -64,6 +70,7 @@
 #include "forkjoin.h"
 
 #include "asym_fence.h"
+#include "cluster.h"
 #include "cache_aligned.h"
 #include "invariant.h"
 #include "thread_internal.h"
@@ -115,6 +122,7 @@ struct fj_pool {
     struct fj_worker   *sleepers;
     _Atomic unsigned    sleeping;
     _Atomic unsigned    nworkers;
+    _Atomic unsigned long spawn_wakes, idle_wakes; /* CFA_STATS: workers woken by spawns, by idle processors */
 };
 
 static _Atomic int             pools_lock;
@@ -183,7 +191,8 @@ static bool steal_some(struct fj_pool *pool, struct fj_home *self, cfa_task_grou
 static bool pool_has_work(struct fj_pool *pool);
 static struct fj_home *home_of(struct cfa_thread *t);
 
-static void wake_one(struct fj_pool *pool)
+/* Wakes a sleeping worker, if any; counts it in *woken. */
+static void wake_one(struct fj_pool *pool, _Atomic unsigned long *woken)
 {
     spin_lock(&pool->lock);
     struct fj_worker *w = pool->sleepers;
@@ -193,8 +202,10 @@ static void wake_one(struct fj_pool *pool)
         atomic_fetch_sub_explicit(&pool->sleeping, 1, memory_order_relaxed);
     }
     spin_unlock(&pool->lock);
-    if (w)
+    if (w) {
+        atomic_fetch_add_explicit(woken, 1, memory_order_relaxed);
         cfa_unpark(&w->thread);
+    }
 }
 
 /* Worker sleep, steps (1)-(4) of the file comment. */
@@ -231,6 +242,43 @@ static void worker_sleep(struct fj_worker *w)
         spin_unlock(&pool->lock);
         if (!listed)
             return;
+    }
+}
+
+/* Spawn, step (5): a worker sleeps; wake one only if a processor is idle
+ * to run it. With every processor busy a woken worker would only queue
+ * behind the running threads and, at their next yield, take a processor
+ * from a thread in the middle of its tasks, to run a stolen one that its
+ * waiter then waits for, away from the cache that holds its data. */
+static __attribute__((noinline)) void wake_for_spawn(struct fj_pool *pool)
+{
+    if (atomic_load_explicit(&pool->cluster->state->idle.first, memory_order_relaxed))
+        wake_one(pool, &pool->spawn_wakes);
+}
+
+/* The idle processor's side of spawn's (3)-(5): it registered (I1) before
+ * this; the heavy fence pairs with spawn's light one, so a spawn either
+ * sees the registration or its task is seen here. Paid only while a worker
+ * sleeps, and spawns, far more frequent, pay nothing. */
+void forkjoin_idle(struct cfa_cluster *cl)
+{
+    for (struct fj_pool *p = atomic_load_explicit(&pools, memory_order_acquire); p; p = p->next)
+        if (p->cluster == cl) {
+            if (atomic_load_explicit(&p->sleeping, memory_order_relaxed)) {
+                asym_fence_heavy();
+                if (pool_has_work(p))
+                    wake_one(p, &p->idle_wakes);
+            }
+            return;
+        }
+}
+
+void forkjoin_counts(unsigned long *spawn_wakes, unsigned long *idle_wakes)
+{
+    *spawn_wakes = *idle_wakes = 0;
+    for (struct fj_pool *p = atomic_load_explicit(&pools, memory_order_acquire); p; p = p->next) {
+        *spawn_wakes += atomic_load_explicit(&p->spawn_wakes, memory_order_relaxed);
+        *idle_wakes += atomic_load_explicit(&p->idle_wakes, memory_order_relaxed);
     }
 }
 
@@ -460,7 +508,7 @@ void fj_spawn(void (*run)(struct fj_task *task), cfa_task_group *g, uintptr_t a,
     }
     asym_fence_light();
     if (atomic_load_explicit(&h->pool->sleeping, memory_order_relaxed))
-        wake_one(h->pool);
+        wake_for_spawn(h->pool);
 }
 
 static void run_call(struct fj_task *t)

@@ -19,6 +19,16 @@ void fj_spawn(void (*run)(struct fj_task *task), cfa_task_group *g, uintptr_t a,
  * a processor. */
 unsigned fj_processors(void);
 
+/* idle.c, an idle processor of cl between its search (I2) and its sleep
+ * (I3): wakes a sleeping fork-join worker if a deque of cl's pool holds a
+ * task (forkjoin.c, "Idle processor"). */
+struct cfa_cluster;
+void forkjoin_idle(struct cfa_cluster *cl);
+
+/* CFA_STATS: sleeping workers woken by spawns and by idle processors,
+ * over every pool. */
+void forkjoin_counts(unsigned long *spawn_wakes, unsigned long *idle_wakes);
+
 /* thread.c: t halts; its deque goes back to its pool for reuse. */
 void forkjoin_thread_halted(struct cfa_thread *t);
 /* In a child made by fork(): no pool (their workers were the parent's

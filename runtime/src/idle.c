@@ -3,6 +3,7 @@
 #include "idle.h"
 #include "cluster.h"
 #include "deadlock.h"
+#include "forkjoin.h"
 #include "invariant.h"
 #include "io_processor.h"
 #include "processor.h"
@@ -205,6 +206,7 @@ struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *b
     IDLE_TEST_HOOK(CFA_STEP_REGISTERED);
     struct cfa_thread *t = ready_pop_exhaustive(p); /* I2 */
     if (!t && !atomic_load(&p->terminate)) {
+        forkjoin_idle(p->cluster); /* a task waiting for a worker: wakes one, which notifies p */
         IDLE_TEST_HOOK(CFA_STEP_SEARCHED);
         unsigned spin = atomic_load_explicit(&p->sleeper.spin_tsc, memory_order_relaxed);
         uint64_t spin_ends = __builtin_ia32_rdtsc() + spin;

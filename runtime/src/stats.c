@@ -11,6 +11,7 @@
 #include "registry.h"
 #include "stats.h"
 #include "environment.h"
+#include "forkjoin.h"
 #include "stack.h"
 
 #include <stdatomic.h>
@@ -74,6 +75,10 @@ static void print_stats(void)
     preemption_counts(&ticks, &taken, &in_window);
     fprintf(stderr, "cfa stats: preemption: signals %lu, yields %lu, in a one-processor window %lu\n",
             ticks, taken, in_window);
+    unsigned long spawn_wakes, idle_wakes;
+    forkjoin_counts(&spawn_wakes, &idle_wakes);
+    fprintf(stderr, "cfa stats: fork-join: workers woken by spawns %lu, by idle processors %lu\n", spawn_wakes,
+            idle_wakes);
     struct stack_counts st;
     stack_counts(&st);
     fprintf(stderr,

@@ -1,31 +1,45 @@
 /* forkjoin_sleep.pml: fork-join's spawn against a worker going to sleep
- * (runtime/src/forkjoin.c, protocols "Spawn" and "Worker sleep").
+ * and against a processor going idle (runtime/src/forkjoin.c, protocols
+ * "Spawn", "Worker sleep" and "Idle processor").
  *
- * NS spawners push TASKS tasks each into their own deque (modelled as a
- * count; their owners never pop them here, so only workers can run them)
- * and, after each push, wake a listed sleeper if `sleeping` says there is
- * one. NW workers take tasks from any deque; one that finds none lists
- * itself as a sleeper (pool lock), looks at every deque again and either
- * unlists itself (work found; or, unlisted by a waker meanwhile, takes
- * that waker's permit) or parks until a waker unlists and unparks it.
- * Park and unpark are the runtime's: a permit, consumed by park.
- * Promela's memory is sequentially consistent: that is what the
- * asymmetric fences (asym_fence.h) give spawn's store-then-load (push,
- * then `sleeping`) against the sleeper's (list itself, then the deques).
- * Checked: no lost wake-up (every end state has every task run: a worker
- * parked for good while a task waits is an invalid end state), a worker
- * is listed iff counted in `sleeping`, and a task runs once.
- * -DBUGGY: the sleeper does not look at the deques after listing itself,
- * which must be caught. Abstracted: a worker's FJ_IDLE_ROUNDS failed
- * rounds before it sleeps are one (they change no shared state), and a
- * stolen task's run is `ran++`. Sizes: NS <= 2, NW <= 3 (take() and
- * wake_one's choice are written out for those).
+ * NP processors run NS spawners and NW workers. The spawners start on
+ * processors of their own; the other processors start idle; the workers
+ * start asleep (listed, counted in `sleeping`). A spawner pushes TASKS
+ * tasks into its own deque (modelled as a count; spawners never pop them
+ * here, so only workers can run them) and, after each push, if `sleeping`
+ * says a worker sleeps and a processor is idle, wakes a listed sleeper;
+ * when it is done its processor goes idle. A woken worker runs on an idle
+ * processor (it takes one: the ready queue and idle sleep, checked in
+ * idle_sleep.pml, are abstracted to that). A worker takes tasks from any
+ * deque; one that finds none lists itself as a sleeper (pool lock), looks
+ * at every deque again and either unlists itself (work found; or,
+ * unlisted by a waker meanwhile, takes that waker's permit) or parks until
+ * a waker unlists and unparks it; its processor then goes idle. A
+ * processor going idle registers (`idle`), then, if a worker sleeps and a
+ * deque holds a task, wakes one. Park and unpark are the runtime's: a
+ * permit, consumed by park.
+ * Promela's memory is sequentially consistent: that is what the fences
+ * give spawn's push against the sleeper's listing (asymmetric,
+ * asym_fence.h) and against the idle processor's registration (full).
+ * Checked: no task is left while every worker sleeps (every end state has
+ * every task run: a worker parked for good while a task waits is an
+ * invalid end state), a worker is listed iff counted in `sleeping`, a
+ * task runs once, and a worker runs only on a processor it took.
+ * -DBUGGY: the idle processor does not look at the deques (a spawn that
+ * found every processor busy is then never answered), which must be
+ * caught. Abstracted: a worker's FJ_IDLE_ROUNDS failed rounds before it
+ * sleeps are one (they change no shared state), and a stolen task's run
+ * is `ran++`. Sizes: NS <= 2, NW <= 3 (take() and wake_one's choice are
+ * written out for those), NP >= NS.
  */
 #ifndef NS
 #define NS 2
 #endif
 #ifndef NW
 #define NW 2
+#endif
+#ifndef NP
+#define NP 2
 #endif
 #ifndef TASKS
 #define TASKS 2
@@ -38,6 +52,7 @@ bit  lock;              /* the pool lock */
 bit  listed[NW];        /* on the sleeper list */
 byte sleeping;          /* listed workers */
 bit  permit[NW];        /* park/unpark permit */
+byte idle;              /* processors registered idle */
 
 inline pool_lock()   { atomic { lock == 0 -> lock = 1 } }
 inline pool_unlock() { lock = 0 }
@@ -51,6 +66,42 @@ inline check_list() {
     assert(c == sleeping)
 }
 
+#define tasks_waiting() (deque[0] > 0 || (NS > 1 && deque[1] > 0))
+
+/* wake_one: unlist a listed sleeper, if any, and unpark it. */
+inline wake_one() {
+    pool_lock();
+    w = NW;
+    if
+    :: listed[0] -> w = 0
+    :: NW > 1 && listed[1] -> w = 1
+    :: NW > 2 && listed[2] -> w = 2
+    :: else -> skip
+    fi;
+    if
+    :: w < NW -> listed[w] = 0; sleeping--
+    :: else -> skip
+    fi;
+    check_list();
+    pool_unlock();
+    if
+    :: w < NW -> permit[w] = 1          /* cfa_unpark */
+    :: else -> skip
+    fi
+}
+
+/* The caller's processor goes idle: registers (I1, full fence), then
+ * forkjoin_idle between I2 and I3. */
+inline go_idle() {
+    idle++;
+#ifndef BUGGY
+    if
+    :: sleeping > 0 && tasks_waiting() -> wake_one()
+    :: else -> skip
+    fi
+#endif
+}
+
 proctype spawner(byte s)
 {
     byte n = 0, w;
@@ -58,31 +109,14 @@ proctype spawner(byte s)
     :: n < TASKS ->
         deque[s]++;                         /* (2) push (release) */
         /* (3) light fence */
-        if                                  /* (4) */
-        :: sleeping > 0 ->
-            pool_lock();                    /* wake_one */
-            w = NW;
-            if
-            :: listed[0] -> w = 0
-            :: NW > 1 && listed[1] -> w = 1
-            :: NW > 2 && listed[2] -> w = 2
-            :: else -> skip
-            fi;
-            if
-            :: w < NW -> listed[w] = 0; sleeping--
-            :: else -> skip
-            fi;
-            check_list();
-            pool_unlock();
-            if
-            :: w < NW -> permit[w] = 1      /* cfa_unpark */
-            :: else -> skip
-            fi
+        if                                  /* (4) full fence; (5) */
+        :: sleeping > 0 && idle > 0 -> wake_one()
         :: else -> skip
         fi;
         n++
     :: else -> break
-    od
+    od;
+    go_idle()
 }
 
 /* Takes a task from some deque into the worker's hands; `got` says so. */
@@ -97,56 +131,64 @@ inline take() {
     }
 }
 
-proctype worker(byte w)
+proctype worker(byte me)
 {
-    bit got, still, seen;
+    bit got, still, seen, running;
+    byte w;
     do
     :: ran == TOTAL -> break
     :: else ->
+        if
+        :: !running ->                      /* asleep: until unlisted and unparked */
+            do
+            :: atomic { permit[me] == 1 || ran == TOTAL -> permit[me] = 0 };
+               if
+               :: ran == TOTAL -> break
+               :: else -> skip
+               fi;
+               pool_lock();
+               still = listed[me];
+               pool_unlock();
+               if
+               :: !still -> break
+               :: else -> skip
+               fi
+            od;
+            if
+            :: ran == TOTAL -> break
+            :: else -> skip
+            fi;
+            atomic { idle > 0 -> idle--; running = 1 }  /* ready: an idle processor runs it */
+        :: else -> skip
+        fi;
         take();
         if
-        :: got -> ran++; assert(ran <= TOTAL)
+        :: got -> assert(running); ran++; assert(ran <= TOTAL)
         :: else ->
             pool_lock();                    /* (1) list itself */
-            listed[w] = 1;
+            listed[me] = 1;
             sleeping++;
             check_list();
             pool_unlock();
             /* (2) heavy fence */
-#ifdef BUGGY
-            seen = 0;
-#else
-            seen = (deque[0] > 0 || (NS > 1 && deque[1] > 0));   /* (3) */
-#endif
+            seen = tasks_waiting();         /* (3) */
             if
             :: seen ->
                 pool_lock();
-                still = listed[w];
+                still = listed[me];
                 if
-                :: still -> listed[w] = 0; sleeping--
+                :: still -> listed[me] = 0; sleeping--
                 :: else -> skip
                 fi;
                 check_list();
                 pool_unlock();
                 if
-                :: !still -> atomic { permit[w] == 1 -> permit[w] = 0 }  /* the waker's unpark is ours */
+                :: !still -> atomic { permit[me] == 1 -> permit[me] = 0 }  /* the waker's unpark is ours */
                 :: else -> skip
                 fi
-            :: else ->
-                do                          /* (4) park until unlisted */
-                :: atomic { permit[w] == 1 || ran == TOTAL -> permit[w] = 0 };
-                   if
-                   :: ran == TOTAL -> break
-                   :: else -> skip
-                   fi;
-                   pool_lock();
-                   still = listed[w];
-                   pool_unlock();
-                   if
-                   :: !still -> break
-                   :: else -> skip
-                   fi
-                od
+            :: else ->                      /* (4) park: its processor goes idle */
+                running = 0;
+                go_idle()
             fi
         fi
     od
@@ -156,6 +198,13 @@ init
 {
     byte k;
     atomic {
+        idle = NP - NS;
+        k = 0;
+        do
+        :: k < NW -> listed[k] = 1; k++
+        :: else -> break
+        od;
+        sleeping = NW;
         k = 0;
         do
         :: k < NS -> run spawner(k); k++

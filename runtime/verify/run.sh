@@ -7,8 +7,8 @@
 # queued, must be caught) and the resizing lock's asymmetric readers
 # (resize_lock.pml; -DBUGGY: the writer does not wait for reader flags,
 # must be caught) and fork-join's spawn against a worker going to sleep
-# (forkjoin_sleep.pml; -DBUGGY: the sleeper does not look at the deques
-# after listing itself, must be caught). Prints, per configuration, the states explored and "no
+# and a processor going idle (forkjoin_sleep.pml; -DBUGGY: the idle
+# processor does not look at the deques, must be caught). Prints, per configuration, the states explored and "no
 # violation" (or the violation found); exits non-zero if a correct
 # configuration has a violation or an incomplete search, or if the broken
 # one passes.
@@ -40,9 +40,10 @@ configs=(
   "pthread_cond|broken protocol (unlock before queueing), 2 kernel-thread waiters|violation|-DBUGGY -DNK=2 -DNU=0"
   "resize_lock|3 readers x 2 sections, 2 writers|pass|-DNR=3 -DNW=2 -DROUNDS=2"
   "resize_lock|broken protocol (writer does not wait for readers), 2 readers, 1 writer|violation|-DBUGGY -DNR=2 -DNW=1 -DROUNDS=1"
-  "forkjoin_sleep|2 spawners x 1 task, 2 workers|pass|-DNS=2 -DNW=2 -DTASKS=1"
-  "forkjoin_sleep|1 spawner x 2 tasks, 2 workers|pass|-DNS=1 -DNW=2 -DTASKS=2"
-  "forkjoin_sleep|broken protocol (sleeper does not look again), 2 spawners, 2 workers|violation|-DBUGGY -DNS=2 -DNW=2 -DTASKS=1"
+  "forkjoin_sleep|2 spawners x 1 task, 2 workers, 2 processors|pass|-DNS=2 -DNW=2 -DNP=2 -DTASKS=1"
+  "forkjoin_sleep|1 spawner x 2 tasks, 2 workers, 1 processor|pass|-DNS=1 -DNW=2 -DNP=1 -DTASKS=2"
+  "forkjoin_sleep|1 spawner x 2 tasks, 2 workers, 2 processors|pass|-DNS=1 -DNW=2 -DNP=2 -DTASKS=2"
+  "forkjoin_sleep|broken protocol (idle processor does not look at the deques), 2 spawners, 2 workers, 2 processors|violation|-DBUGGY -DNS=2 -DNW=2 -DNP=2 -DTASKS=1"
 )
 
 failed=0
