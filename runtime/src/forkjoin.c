@@ -34,12 +34,16 @@
  *  Spawn: (1) count the task (or, the owner, record it in `pushed`);
  *   (2) push it (release); (3) light fence; (4) if a worker sleeps and
  *   (5) a processor of the cluster is idle, wake one.
- *  Idle processor (forkjoin_idle, idle.c between I2 and I3): after its
- *   registration (I1), if a worker sleeps: heavy fence, and if a deque
- *   holds a task, wake one. Spawn's (2)-(5) against it: either the
- *   spawner sees the idle processor, or the processor sees the task; so
- *   no task waits while a worker sleeps and a processor idles, but a
- *   worker is not woken while every processor is busy.
+ *  Idle processor (forkjoin_idle, idle.c): after its registration (I1,
+ *   called between I2 and I3), and again after it republished `first`
+ *   on leaving idle with a thread while another processor is idle (I4,
+ *   called in I5): if a worker sleeps, heavy fence, and if a deque holds
+ *   a task, wake one. Spawn's (2)-(5) against it: either the spawner sees
+ *   `first`, or the processor sees the task. `first` is NULL while a
+ *   notifier wakes the top sleeper, even if others are idle; that sleeper
+ *   looks again in I5. So no task waits while a worker sleeps and a
+ *   processor idles, but a worker is not woken while every processor is
+ *   busy.
  *  Worker sleep: (1) under the pool lock, list itself and count itself in
  *   `sleeping`; (2) heavy fence; (3) look at every deque: on work, unlist itself
  *   (or, if a waker unlisted it already, take its permit) and go on; (4)
@@ -256,10 +260,10 @@ static __attribute__((noinline)) void wake_for_spawn(struct fj_pool *pool)
         wake_one(pool, &pool->spawn_wakes);
 }
 
-/* The idle processor's side of spawn's (3)-(5): it registered (I1) before
- * this; the heavy fence pairs with spawn's light one, so a spawn either
- * sees the registration or its task is seen here. Paid only while a worker
- * sleeps, and spawns, far more frequent, pay nothing. */
+/* The idle processor's side of spawn's (3)-(5): it stored `first` (I1,
+ * or I4 before I5) before this; the heavy fence pairs with spawn's light
+ * one, so a spawn either sees `first` or its task is seen here. Paid only
+ * while a worker sleeps, and spawns, far more frequent, pay nothing. */
 void forkjoin_idle(struct cfa_cluster *cl)
 {
     for (struct fj_pool *p = atomic_load_explicit(&pools, memory_order_acquire); p; p = p->next)

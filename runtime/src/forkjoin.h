@@ -19,9 +19,9 @@ void fj_spawn(void (*run)(struct fj_task *task), cfa_task_group *g, uintptr_t a,
  * a processor. */
 unsigned fj_processors(void);
 
-/* idle.c, an idle processor of cl between its search (I2) and its sleep
- * (I3): wakes a sleeping fork-join worker if a deque of cl's pool holds a
- * task (forkjoin.c, "Idle processor"). */
+/* idle.c, a processor of cl between its search (I2) and its sleep (I3),
+ * and in its pass-on (I5): wakes a sleeping fork-join worker if a deque of
+ * cl's pool holds a task (forkjoin.c, "Idle processor"). */
 struct cfa_cluster;
 void forkjoin_idle(struct cfa_cluster *cl);
 

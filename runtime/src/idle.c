@@ -227,8 +227,10 @@ struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *b
 
 /* Step I5: the notifiers that found `first` NULL while p was being woken
  * counted on p, and so did the pushes its io_idle held (p may have taken
- * another thread). p takes one thread; if a lane may still hold one and
- * another processor is idle, wake it, which passes the duty on in turn.
+ * another thread), and the fork-join spawns that found it NULL and so
+ * woke no worker (forkjoin.c, "Idle processor"). p takes one thread; if a
+ * lane may still hold one and another processor is idle, wake it, which
+ * passes the duty on in turn.
  * Without this, a burst of pushes from another cluster wakes one
  * processor, which takes the first thread; if that thread never yields
  * (preemption off), the rest wait in the lanes while the other processors
@@ -245,4 +247,5 @@ void idle_pass_on(struct cfa_processor_state *p)
     if (ready_queue_may_hold(&cs->ready))
         idle_notify(&cs->idle);
     ready_leave(p);
+    forkjoin_idle(p->cluster); /* a spawn that found `first` taken counted on p too */
 }

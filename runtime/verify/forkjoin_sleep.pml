@@ -16,21 +16,29 @@
  * unlisted by a waker meanwhile, takes that waker's permit) or parks until
  * a waker unlists and unparks it; its processor then goes idle. A
  * processor going idle registers (`idle`), then, if a worker sleeps and a
- * deque holds a task, wakes one. Park and unpark are the runtime's: a
- * permit, consumed by park.
- * Promela's memory is sequentially consistent: that is what the fences
- * give spawn's push against the sleeper's listing (asymmetric,
- * asym_fence.h) and against the idle processor's registration (full).
+ * deque holds a task, wakes one. A spawn sees the idle processors through
+ * the idle list's `first`, which a notifier (-DNOTIFIER: another thread
+ * made ready) takes to wake the top sleeper, leaving it NULL until that
+ * processor leaves the list (I4) and looks at the deques in its pass-on
+ * (I5) if another processor is still idle. -DSPAWNERS_STAY: a spawner's
+ * processor stays busy after its pushes (it goes on with other work), so
+ * only the idle processors can answer them. Park and unpark are the
+ * runtime's: a permit, consumed by park.
+ * Promela's memory is sequentially consistent: that is what the
+ * asymmetric fences (asym_fence.h) give spawn's push against the
+ * sleeper's listing and against the idle processor's `first`.
  * Checked: no task is left while every worker sleeps (every end state has
  * every task run: a worker parked for good while a task waits is an
  * invalid end state), a worker is listed iff counted in `sleeping`, a
  * task runs once, and a worker runs only on a processor it took.
  * -DBUGGY: the idle processor does not look at the deques (a spawn that
- * found every processor busy is then never answered), which must be
- * caught. Abstracted: a worker's FJ_IDLE_ROUNDS failed rounds before it
- * sleeps are one (they change no shared state), and a stolen task's run
- * is `ran++`. Sizes: NS <= 2, NW <= 3 (take() and wake_one's choice are
- * written out for those), NP >= NS.
+ * found every processor busy is then never answered); -DBUGGY_PASS_ON:
+ * the processor a notifier took does not look in I5 (a spawn that found
+ * `first` taken is then never answered); both must be caught.
+ * Abstracted: a worker's FJ_IDLE_ROUNDS failed rounds before it sleeps
+ * are one (they change no shared state), and a stolen task's run is
+ * `ran++`. Sizes: NS <= 2, NW <= 3 (take() and wake_one's choice are
+ * written out for those), NP >= NS (NP > NS with -DSPAWNERS_STAY).
  */
 #ifndef NS
 #define NS 2
@@ -52,7 +60,8 @@ bit  lock;              /* the pool lock */
 bit  listed[NW];        /* on the sleeper list */
 byte sleeping;          /* listed workers */
 bit  permit[NW];        /* park/unpark permit */
-byte idle;              /* processors registered idle */
+byte idle;              /* processors registered idle (on the idle list) */
+bit  first_taken;            /* a notifier took `first`: NULL until its processor's I4 */
 
 inline pool_lock()   { atomic { lock == 0 -> lock = 1 } }
 inline pool_unlock() { lock = 0 }
@@ -102,6 +111,26 @@ inline go_idle() {
 #endif
 }
 
+#ifdef NOTIFIER
+/* A thread of the cluster made ready (idle_sleep.pml's notifier): it takes
+ * the top sleeper from `first` (N2), which leaves `first` NULL until that
+ * processor unregisters and republishes it (I4); the processor then runs
+ * the thread for good, after its pass-on (I5). */
+proctype notifier()
+{
+    byte w;
+end:    /* with no processor idle the thread waits in a lane: a valid end */
+    atomic { idle > 0 && !first_taken -> first_taken = 1 }    /* N2 */
+    atomic { idle--; first_taken = 0 }                   /* I4 */
+#ifndef BUGGY_PASS_ON
+    if                                              /* I5: forkjoin_idle */
+    :: idle > 0 && sleeping > 0 && tasks_waiting() -> wake_one()
+    :: else -> skip
+    fi
+#endif
+}
+#endif
+
 proctype spawner(byte s)
 {
     byte n = 0, w;
@@ -109,14 +138,16 @@ proctype spawner(byte s)
     :: n < TASKS ->
         deque[s]++;                         /* (2) push (release) */
         /* (3) light fence */
-        if                                  /* (4) full fence; (5) */
-        :: sleeping > 0 && idle > 0 -> wake_one()
+        if                                  /* (4), (5) */
+        :: sleeping > 0 && idle > 0 && !first_taken -> wake_one()   /* `first` set */
         :: else -> skip
         fi;
         n++
     :: else -> break
     od;
+#ifndef SPAWNERS_STAY
     go_idle()
+#endif
 }
 
 /* Takes a task from some deque into the worker's hands; `got` says so. */
@@ -158,7 +189,17 @@ proctype worker(byte me)
             :: ran == TOTAL -> break
             :: else -> skip
             fi;
-            atomic { idle > 0 -> idle--; running = 1 }  /* ready: an idle processor runs it */
+            atomic {                        /* ready: an idle processor runs it */
+                idle > first_taken || ran == TOTAL ->
+                if
+                :: idle > first_taken -> idle--; running = 1
+                :: else -> skip
+                fi
+            };
+            if
+            :: !running -> break            /* every task ran meanwhile */
+            :: else -> skip
+            fi
         :: else -> skip
         fi;
         take();
@@ -214,6 +255,9 @@ init
         do
         :: k < NW -> run worker(k); k++
         :: else -> break
-        od
+        od;
+#ifdef NOTIFIER
+        run notifier()
+#endif
     }
 }

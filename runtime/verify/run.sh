@@ -8,7 +8,8 @@
 # (resize_lock.pml; -DBUGGY: the writer does not wait for reader flags,
 # must be caught) and fork-join's spawn against a worker going to sleep
 # and a processor going idle (forkjoin_sleep.pml; -DBUGGY: the idle
-# processor does not look at the deques, must be caught). Prints, per configuration, the states explored and "no
+# processor does not look at the deques, -DBUGGY_PASS_ON: a processor a
+# notifier took does not look in its pass-on; both must be caught). Prints, per configuration, the states explored and "no
 # violation" (or the violation found); exits non-zero if a correct
 # configuration has a violation or an incomplete search, or if the broken
 # one passes.
@@ -43,7 +44,10 @@ configs=(
   "forkjoin_sleep|2 spawners x 1 task, 2 workers, 2 processors|pass|-DNS=2 -DNW=2 -DNP=2 -DTASKS=1"
   "forkjoin_sleep|1 spawner x 2 tasks, 2 workers, 1 processor|pass|-DNS=1 -DNW=2 -DNP=1 -DTASKS=2"
   "forkjoin_sleep|1 spawner x 2 tasks, 2 workers, 2 processors|pass|-DNS=1 -DNW=2 -DNP=2 -DTASKS=2"
+  "forkjoin_sleep|1 busy spawner x 1 task, 2 workers, 3 processors, a notifier taking first|pass|-DNOTIFIER -DSPAWNERS_STAY -DNS=1 -DNW=2 -DNP=3 -DTASKS=1"
+  "forkjoin_sleep|1 busy spawner x 2 tasks, 2 workers, 3 processors, a notifier taking first|pass|-DNOTIFIER -DSPAWNERS_STAY -DNS=1 -DNW=2 -DNP=3 -DTASKS=2"
   "forkjoin_sleep|broken protocol (idle processor does not look at the deques), 2 spawners, 2 workers, 2 processors|violation|-DBUGGY -DNS=2 -DNW=2 -DNP=2 -DTASKS=1"
+  "forkjoin_sleep|broken protocol (no look in the pass-on), 1 busy spawner, 2 workers, 3 processors, a notifier|violation|-DBUGGY_PASS_ON -DNOTIFIER -DSPAWNERS_STAY -DNS=1 -DNW=2 -DNP=3 -DTASKS=1"
 )
 
 failed=0
