@@ -172,11 +172,20 @@ struct fj_ring *fj_deque_grow(struct fj_deque *d, struct fj_ring *r, int64_t top
 
 /* --- pools and workers --------------------------------------------------- */
 
-static struct fj_pool *pool_of(struct cfa_cluster *cl)
+/* cl's pool, or NULL if it has none yet. */
+static struct fj_pool *pool_find(struct cfa_cluster *cl)
 {
     for (struct fj_pool *p = atomic_load_explicit(&pools, memory_order_acquire); p; p = p->next)
         if (p->cluster == cl)
             return p;
+    return NULL;
+}
+
+static struct fj_pool *pool_of(struct cfa_cluster *cl)
+{
+    struct fj_pool *found = pool_find(cl);
+    if (found)
+        return found;
     spin_lock(&pools_lock);
     struct fj_pool *p = atomic_load_explicit(&pools, memory_order_relaxed);
     while (p && p->cluster != cl)
@@ -266,15 +275,12 @@ static __attribute__((noinline)) void wake_for_spawn(struct fj_pool *pool)
  * while a worker sleeps, and spawns, far more frequent, pay nothing. */
 void forkjoin_idle(struct cfa_cluster *cl)
 {
-    for (struct fj_pool *p = atomic_load_explicit(&pools, memory_order_acquire); p; p = p->next)
-        if (p->cluster == cl) {
-            if (atomic_load_explicit(&p->sleeping, memory_order_relaxed)) {
-                asym_fence_heavy();
-                if (pool_has_work(p))
-                    wake_one(p, &p->idle_wakes);
-            }
-            return;
-        }
+    struct fj_pool *p = pool_find(cl);
+    if (p && atomic_load_explicit(&p->sleeping, memory_order_relaxed)) {
+        asym_fence_heavy();
+        if (pool_has_work(p))
+            wake_one(p, &p->idle_wakes);
+    }
 }
 
 void forkjoin_counts(unsigned long *spawn_wakes, unsigned long *idle_wakes)
