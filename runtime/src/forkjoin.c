@@ -392,6 +392,13 @@ void forkjoin_thread_halted(struct cfa_thread *t)
     spin_unlock(&pool->lock);
 }
 
+bool fj_own_deque_empty(void)
+{
+    struct cfa_thread *self = this_thread();
+    struct fj_home *h = self ? self->forkjoin : NULL;
+    return !h || !fj_deque_has_work(&h->deque);
+}
+
 unsigned fj_processors(void)
 {
     struct cfa_thread *self = this_thread();

@@ -15,6 +15,10 @@ struct cfa_thread;
  * two). */
 void fj_spawn(void (*run)(struct fj_task *task), cfa_task_group *g, uintptr_t a, int64_t b, int64_t c);
 
+/* Whether the caller's deque holds no task (or the caller has none): a
+ * thief looking there finds nothing. */
+bool fj_own_deque_empty(void);
+
 /* Processors of the caller's cluster, 0 on a kernel thread that is not
  * a processor. */
 unsigned fj_processors(void);

@@ -10,6 +10,13 @@
  * deques hold at most log2(range / chunk) records per thread. On one
  * processor a loop is one leaf, run by the caller.
  *
+ * A leaf calls the body on pieces of max(grain, chunk / LEAF_PIECES)
+ * indices, and before each piece, if the caller's deque is empty, it
+ * pushes the upper half of what is left (lazy binary splitting, Tzannes
+ * et al., PPoPP 2010). An empty deque is what a thief that ran out of
+ * work would find; without the split, the loop's end waits for the last
+ * whole leaf while the other processors have nothing to do.
+ *
  * parallel_reduce runs parallel_for over a fixed partition into K parts
  * (K <= LEAVES_PER_PROCESSOR * processors unless grain asks for more, and
  * never more than MAX_ACCUMULATORS), part i into accumulator i, then
@@ -27,6 +34,7 @@
 
 enum {
     LEAVES_PER_PROCESSOR = 8, /* docs/scheduler.md#tunables */
+    LEAF_PIECES = 8,          /* docs/scheduler.md#tunables */
     MAX_ACCUMULATORS = 4096,  /* docs/scheduler.md#tunables */
 };
 
@@ -34,20 +42,40 @@ struct loop {
     void (*body)(int64_t first, int64_t last, void *arg);
     void   *arg;
     int64_t chunk;
+    int64_t piece;  /* a leaf's body call; <= chunk */
 };
 
 static void range_task(struct fj_task *t);
+
+static uint64_t span(int64_t first, int64_t last) { return (uint64_t)last - (uint64_t)first; }
+
+/* A leaf of at most chunk indices: the body piece by piece; the upper
+ * half of what is left goes to the deque whenever the deque is empty. */
+static void run_leaf(struct loop *L, cfa_task_group *g, int64_t first, int64_t last)
+{
+    while (span(first, last) > (uint64_t)L->piece) {
+        if (span(first, last) >= 2 * (uint64_t)L->piece && fj_own_deque_empty()) {
+            int64_t mid = first + (int64_t)(span(first, last) / 2);
+            fj_spawn(range_task, g, (uintptr_t)L, mid, last);
+            last = mid;
+        } else {
+            L->body(first, first + L->piece, L->arg);
+            first += L->piece;
+        }
+    }
+    L->body(first, last, L->arg);
+}
 
 /* [first, last) of a loop; spawned as a task with a = loop, b = first,
  * c = last. */
 static void run_range(struct loop *L, cfa_task_group *g, int64_t first, int64_t last)
 {
-    while ((uint64_t)last - (uint64_t)first > (uint64_t)L->chunk) {
-        int64_t mid = first + (int64_t)(((uint64_t)last - (uint64_t)first) / 2);
+    while (span(first, last) > (uint64_t)L->chunk) {
+        int64_t mid = first + (int64_t)(span(first, last) / 2);
         fj_spawn(range_task, g, (uintptr_t)L, mid, last);
         last = mid;
     }
-    L->body(first, last, L->arg);
+    run_leaf(L, g, first, last);
 }
 
 static void range_task(struct fj_task *t)
@@ -74,7 +102,9 @@ void cfa_parallel_for(int64_t lo, int64_t hi, int64_t grain,
         return;
     unsigned processors = fj_processors();
     uint64_t n = (uint64_t)hi - (uint64_t)lo;
-    struct loop L = { body, arg, chunk_for(n, grain, processors) };
+    int64_t chunk = chunk_for(n, grain, processors); /* >= grain */
+    int64_t piece = chunk / LEAF_PIECES + (chunk % LEAF_PIECES != 0);
+    struct loop L = { body, arg, chunk, piece > grain ? piece : grain };
     if (n <= (uint64_t)L.chunk) {
         body(lo, hi, arg);
         return;
