@@ -19,7 +19,7 @@ static fft_complex *fft_twiddle; /* [k] = exp(-2 pi i k / N), k < N/2 */
 
 /* The butterflies of one n-point level: out[k] and out[k + n/2] for k < n/2.
  * s = N / n indexes the twiddles of that level. */
-static inline void fft_combine(fft_complex *out, long n, long s)
+FJ_KERNEL void fft_combine(fft_complex *out, long n, long s)
 {
     long half = n / 2;
     for (long k = 0; k < half; k++) {
@@ -32,7 +32,7 @@ static inline void fft_combine(fft_complex *out, long n, long s)
     }
 }
 
-static inline void fft_seq(const fft_complex *in, fft_complex *out, long n, long s)
+FJ_KERNEL void fft_seq(const fft_complex *in, fft_complex *out, long n, long s)
 {
     if (n == 1) {
         out[0] = in[0];

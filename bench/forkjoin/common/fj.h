@@ -66,6 +66,12 @@
 
 #define FJ_PARAM(name) (fj.test_size ? name##_TEST : name)
 
+/* A workload's leaf kernel is never inlined: every program (each runtime's,
+ * and the sequential one) then runs the same machine code for it, and a
+ * caller's register allocation cannot change the kernel's inner loop,
+ * which on some CPUs moves its time by several per cent. */
+#define FJ_KERNEL __attribute__((noinline)) /* and not static: no caller-specific clone */
+
 /* ---- Command line and verdict ---- */
 
 struct fj_options {

@@ -15,7 +15,7 @@ static long heat_n, heat_steps, heat_grain;
 static double *heat_grid[2], *heat_ref;
 
 /* Interior rows [lo, hi) of step t (1 <= lo, hi <= N - 1). */
-static inline void heat_rows(long t, long lo, long hi)
+FJ_KERNEL void heat_rows(long t, long lo, long hi)
 {
     long n = heat_n;
     const double *__restrict src = heat_grid[t % 2];

@@ -14,7 +14,7 @@ static long mm_n, mm_grain;
 static double *mm_a, *mm_b, *mm_c, *mm_ref;
 
 /* Rows [lo, hi) of C. */
-static inline void mm_rows(long lo, long hi)
+FJ_KERNEL void mm_rows(long lo, long hi)
 {
     long n = mm_n;
     for (long i = lo; i < hi; i++) {
