@@ -70,6 +70,16 @@
  *     time.
  *  3. A worker is on its pool's sleeper list iff `listed`, and `sleeping`
  *     counts the listed workers (both under the pool lock).
+ *  4. A worker parked in a wait is replaced: when it parks, at least one
+ *     worker per processor is available (not parked in a wait, not
+ *     spare), a spare woken or a worker started if needed. A parked
+ *     waiter runs nothing else, and without a replacement the tasks its
+ *     thief spawns would have no thread to run them on an idle processor
+ *     (no worker asleep for a spawn or an idle processor to wake). Back
+ *     from the wait, a worker that finds more workers available than
+ *     processors parks as a spare (`spares`, `nspare`, under the pool
+ *     lock). Workers never exit: a pool ends with at most one per
+ *     processor plus the most that were ever parked in waits at once.
  */
 #include "forkjoin.h"
 
@@ -107,12 +117,14 @@ struct fj_home {
     struct fj_pool *pool;
     struct fj_home *next_free;
     uint64_t        seed;   /* victim choice (xorshift) */
+    bool            worker; /* the deque of one of the pool's workers */
 };
 
 struct fj_worker {
     struct fj_pool   *pool;
     struct fj_worker *next_sleeper;
     bool              listed;  /* on the sleeper list (pool lock) */
+    bool              spare;   /* on the spare list (pool lock) */
     struct cfa_thread thread;
 };
 
@@ -124,9 +136,15 @@ struct fj_pool {
     _Atomic int         lock;                    /* below, and registration */
     struct fj_home     *free;                    /* deques of halted threads */
     struct fj_worker   *sleepers;
+    struct fj_worker   *spares;                  /* invariant 4 */
     _Atomic unsigned    sleeping;
     _Atomic unsigned    nworkers;
+    _Atomic unsigned    nspare;                  /* on `spares` */
     _Atomic unsigned long spawn_wakes, idle_wakes; /* CFA_STATS: workers woken by spawns, by idle processors */
+    _Atomic unsigned long replaced, started;       /* CFA_STATS: parked waiters replaced; by a new worker */
+    /* Workers parked in a task group's wait. Written at every such park,
+     * so on a line of its own: every spawn reads `sleeping`. */
+    _Atomic unsigned    waiting __attribute__((aligned(64)));
 };
 
 static _Atomic int             pools_lock;
@@ -283,12 +301,54 @@ void forkjoin_idle(struct cfa_cluster *cl)
     }
 }
 
-void forkjoin_counts(unsigned long *spawn_wakes, unsigned long *idle_wakes)
+void forkjoin_counts(unsigned long *spawn_wakes, unsigned long *idle_wakes, unsigned long *replaced,
+                     unsigned long *started)
 {
-    *spawn_wakes = *idle_wakes = 0;
+    *spawn_wakes = *idle_wakes = *replaced = *started = 0;
     for (struct fj_pool *p = atomic_load_explicit(&pools, memory_order_acquire); p; p = p->next) {
         *spawn_wakes += atomic_load_explicit(&p->spawn_wakes, memory_order_relaxed);
         *idle_wakes += atomic_load_explicit(&p->idle_wakes, memory_order_relaxed);
+        *replaced += atomic_load_explicit(&p->replaced, memory_order_relaxed);
+        *started += atomic_load_explicit(&p->started, memory_order_relaxed);
+    }
+}
+
+/* Workers that may take a processor: running, ready, or asleep where a
+ * spawn or an idle processor wakes them; not parked in a wait, not spare. */
+static int available_workers(struct fj_pool *pool)
+{
+    return (int)atomic_load_explicit(&pool->nworkers, memory_order_relaxed) -
+           (int)atomic_load_explicit(&pool->waiting, memory_order_relaxed) -
+           (int)atomic_load_explicit(&pool->nspare, memory_order_relaxed);
+}
+
+/* Invariant 4, a worker back from a wait: the worker beyond one per
+ * processor that notices first parks as a spare, where only a worker
+ * parking in a wait wakes it. Not among the sleepers: every spawn looks
+ * at `sleeping`, and one that sees a sleeper pays for a look at the idle
+ * processors. The decision is under the pool lock, where a parking
+ * waiter counts itself, so the spares never leave fewer available
+ * workers than processors. */
+static void retire_if_surplus(struct fj_worker *w)
+{
+    struct fj_pool *pool = w->pool;
+    int processors = (int)cfa_cluster_processor_count(pool->cluster);
+    if (available_workers(pool) <= processors)
+        return;
+    spin_lock(&pool->lock);
+    bool surplus = available_workers(pool) > processors;
+    if (surplus) {
+        w->next_sleeper = pool->spares;
+        pool->spares = w;
+        w->spare = true;
+        atomic_fetch_add_explicit(&pool->nspare, 1, memory_order_relaxed);
+    }
+    spin_unlock(&pool->lock);
+    while (surplus) {
+        cfa_park_for("fork-join worker: spare");
+        spin_lock(&pool->lock);
+        surplus = w->spare;
+        spin_unlock(&pool->lock);
     }
 }
 
@@ -298,6 +358,7 @@ static void worker_main(void *object)
     struct fj_home *home = home_of(&w->thread);
     if (!home)
         return; /* out of memory: the other threads do the work */
+    home->worker = true;
     for (unsigned idle = 0;;) {
         struct fj_task t;
         if (fj_deque_pop(&home->deque, NULL, &t)) {
@@ -305,6 +366,7 @@ static void worker_main(void *object)
         } else if (steal_some(w->pool, home, NULL, &t)) {
             run_task(&t, true);
             idle = 0;
+            retire_if_surplus(w);
             cfa_yield(); /* take turns with the cluster's other threads */
         } else if (++idle < FJ_IDLE_ROUNDS) {
             cfa_yield();
@@ -313,6 +375,18 @@ static void worker_main(void *object)
             worker_sleep(w);
         }
     }
+}
+
+/* A worker thread for pool (counted in nworkers by the caller); false
+ * when out of memory. */
+static bool start_worker(struct fj_pool *pool)
+{
+    struct fj_worker *w = cache_aligned_zalloc(sizeof *w);
+    if (!w)
+        return false;
+    w->pool = pool;
+    cfa_thread_start(&w->thread, worker_main, w, "forkjoin_worker", 0);
+    return true;
 }
 
 /* One worker per processor of the pool's cluster. */
@@ -326,14 +400,43 @@ static void ensure_workers(struct fj_pool *pool)
     unsigned start = want > have ? want - have : 0;
     atomic_store_explicit(&pool->nworkers, have + start, memory_order_relaxed);
     spin_unlock(&pool->lock);
-    for (unsigned i = 0; i < start; i++) {
-        struct fj_worker *w = cache_aligned_zalloc(sizeof *w);
-        if (!w) {
+    for (unsigned i = 0; i < start; i++)
+        if (!start_worker(pool)) {
             atomic_fetch_sub_explicit(&pool->nworkers, start - i, memory_order_relaxed);
             return;
         }
-        w->pool = pool;
-        cfa_thread_start(&w->thread, worker_main, w, "forkjoin_worker", 0);
+}
+
+/* Invariant 4, a worker about to park in a wait: counted in `waiting`,
+ * and replaced by a spare or a new worker if fewer workers than
+ * processors would be left available. */
+static void replace_waiter(struct fj_pool *pool)
+{
+    int processors = (int)cfa_cluster_processor_count(pool->cluster);
+    spin_lock(&pool->lock);
+    atomic_fetch_add_explicit(&pool->waiting, 1, memory_order_relaxed);
+    struct fj_worker *w = NULL;
+    bool start = false;
+    if (available_workers(pool) < processors) {
+        if ((w = pool->spares)) {
+            pool->spares = w->next_sleeper;
+            w->spare = false;
+            atomic_fetch_sub_explicit(&pool->nspare, 1, memory_order_relaxed);
+        } else {
+            start = true;
+            atomic_fetch_add_explicit(&pool->nworkers, 1, memory_order_relaxed);
+        }
+    }
+    spin_unlock(&pool->lock);
+    if (w || start)
+        atomic_fetch_add_explicit(&pool->replaced, 1, memory_order_relaxed);
+    if (w) {
+        cfa_unpark(&w->thread);
+    } else if (start) {
+        if (start_worker(pool))
+            atomic_fetch_add_explicit(&pool->started, 1, memory_order_relaxed);
+        else
+            atomic_fetch_sub_explicit(&pool->nworkers, 1, memory_order_relaxed);
     }
 }
 
@@ -348,6 +451,7 @@ static __attribute__((noinline)) struct fj_home *home_attach(struct cfa_thread *
     struct fj_home *h = pool->free;
     if (h) {
         pool->free = h->next_free;
+        h->worker = false;
     } else {
         unsigned slot = atomic_load_explicit(&pool->ndeques, memory_order_relaxed);
         if (slot < FJ_MAX_DEQUES && (h = cache_aligned_zalloc(sizeof *h))) {
@@ -544,12 +648,24 @@ void cfa_task_spawn(cfa_task_group *g, void (*fn)(void *arg), void *arg)
 }
 
 /* Wait's slow path: steps (1)-(3) of the file comment (nothing when the
- * state moved meanwhile: the caller looks again). */
-static __attribute__((noinline)) void wait_parked(cfa_task_group *g, struct cfa_thread *self, uint64_t seen)
+ * state moved meanwhile: the caller looks again). A worker that parks is
+ * replaced first (invariant 4). */
+static __attribute__((noinline)) void wait_parked(cfa_task_group *g, struct cfa_thread *self, struct fj_home *h,
+                                                  uint64_t seen)
 {
     g->waiter = self;
-    if (__atomic_compare_exchange_n(&g->state, &seen, seen | FJ_WAITING, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    if (!__atomic_compare_exchange_n(&g->state, &seen, seen | FJ_WAITING, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return;
+    if (!h || !h->worker) {
+        if (h)
+            ensure_workers(h->pool);
         cfa_park_for("fork-join wait");
+        return;
+    }
+    struct fj_pool *pool = h->pool;
+    replace_waiter(pool);
+    cfa_park_for("fork-join wait");
+    atomic_fetch_sub_explicit(&pool->waiting, 1, memory_order_relaxed);
 }
 
 void cfa_task_group_wait(cfa_task_group *g)
@@ -574,9 +690,7 @@ void cfa_task_group_wait(cfa_task_group *g)
                 } else if (h && steal_some(h->pool, h, g, &t)) {
                     run_task(&t, true);
                 } else {
-                    if (h)
-                        ensure_workers(h->pool);
-                    wait_parked(g, self, s);
+                    wait_parked(g, self, h, s);
                 }
             }
         }

@@ -29,9 +29,11 @@ unsigned fj_processors(void);
 struct cfa_cluster;
 void forkjoin_idle(struct cfa_cluster *cl);
 
-/* CFA_STATS: sleeping workers woken by spawns and by idle processors,
- * over every pool. */
-void forkjoin_counts(unsigned long *spawn_wakes, unsigned long *idle_wakes);
+/* CFA_STATS, over every pool: sleeping workers woken by spawns and by
+ * idle processors; workers parked in a wait that were replaced, and of
+ * those replacements the ones that were new workers. */
+void forkjoin_counts(unsigned long *spawn_wakes, unsigned long *idle_wakes, unsigned long *replaced,
+                     unsigned long *started);
 
 /* thread.c: t halts; its deque goes back to its pool for reuse. */
 void forkjoin_thread_halted(struct cfa_thread *t);

@@ -15,7 +15,9 @@
  * pushes the upper half of what is left (lazy binary splitting, Tzannes
  * et al., PPoPP 2010). An empty deque is what a thief that ran out of
  * work would find; without the split, the loop's end waits for the last
- * whole leaf while the other processors have nothing to do.
+ * whole leaf while the other processors have nothing to do. Pieces
+ * shorter than PIECE_MIN_TSC are not worth it: the loop's leaves are
+ * then one call each.
  *
  * parallel_reduce runs parallel_for over a fixed partition into K parts
  * (K <= LEAVES_PER_PROCESSOR * processors unless grain asks for more, and
@@ -35,6 +37,7 @@
 enum {
     LEAVES_PER_PROCESSOR = 8, /* docs/scheduler.md#tunables */
     LEAF_PIECES = 8,          /* docs/scheduler.md#tunables */
+    PIECE_MIN_TSC = 1u << 13, /* docs/scheduler.md#tunables */
     MAX_ACCUMULATORS = 4096,  /* docs/scheduler.md#tunables */
 };
 
@@ -43,16 +46,40 @@ struct loop {
     void   *arg;
     int64_t chunk;
     int64_t piece;  /* a leaf's body call; <= chunk */
+    _Atomic int pieces; /* PIECES_UNKNOWN until a leaf timed its first piece */
 };
+
+enum { PIECES_UNKNOWN = -1, PIECES_NO = 0, PIECES_YES = 1 };
 
 static void range_task(struct fj_task *t);
 
 static uint64_t span(int64_t first, int64_t last) { return (uint64_t)last - (uint64_t)first; }
 
 /* A leaf of at most chunk indices: the body piece by piece; the upper
- * half of what is left goes to the deque whenever the deque is empty. */
+ * half of what is left goes to the deque whenever the deque is empty.
+ * The first leaf to time a piece decides for the loop: under
+ * PIECE_MIN_TSC a whole leaf is short, and the checks and calls would
+ * cost more than the balance they buy (a loop of a few hundred
+ * nanoseconds would then rather run on one thread than on two), so
+ * leaves are one call from then on. */
 static void run_leaf(struct loop *L, cfa_task_group *g, int64_t first, int64_t last)
 {
+    int pieces = atomic_load_explicit(&L->pieces, memory_order_relaxed);
+    if (pieces == PIECES_NO || span(first, last) <= (uint64_t)L->piece) {
+        L->body(first, last, L->arg);
+        return;
+    }
+    if (pieces == PIECES_UNKNOWN) {
+        uint64_t start = __builtin_ia32_rdtsc();
+        L->body(first, first + L->piece, L->arg);
+        first += L->piece;
+        bool worth = __builtin_ia32_rdtsc() - start >= PIECE_MIN_TSC;
+        atomic_store_explicit(&L->pieces, worth ? PIECES_YES : PIECES_NO, memory_order_relaxed);
+        if (!worth) {
+            L->body(first, last, L->arg);
+            return;
+        }
+    }
     while (span(first, last) > (uint64_t)L->piece) {
         if (span(first, last) >= 2 * (uint64_t)L->piece && fj_own_deque_empty()) {
             int64_t mid = first + (int64_t)(span(first, last) / 2);
@@ -104,7 +131,7 @@ void cfa_parallel_for(int64_t lo, int64_t hi, int64_t grain,
     uint64_t n = (uint64_t)hi - (uint64_t)lo;
     int64_t chunk = chunk_for(n, grain, processors); /* >= grain */
     int64_t piece = chunk / LEAF_PIECES + (chunk % LEAF_PIECES != 0);
-    struct loop L = { body, arg, chunk, piece > grain ? piece : grain };
+    struct loop L = { body, arg, chunk, piece > grain ? piece : grain, PIECES_UNKNOWN };
     if (n <= (uint64_t)L.chunk) {
         body(lo, hi, arg);
         return;

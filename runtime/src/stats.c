@@ -75,10 +75,12 @@ static void print_stats(void)
     preemption_counts(&ticks, &taken, &in_window);
     fprintf(stderr, "cfa stats: preemption: signals %lu, yields %lu, in a one-processor window %lu\n",
             ticks, taken, in_window);
-    unsigned long spawn_wakes, idle_wakes;
-    forkjoin_counts(&spawn_wakes, &idle_wakes);
-    fprintf(stderr, "cfa stats: fork-join: workers woken by spawns %lu, by idle processors %lu\n", spawn_wakes,
-            idle_wakes);
+    unsigned long spawn_wakes, idle_wakes, replaced, started;
+    forkjoin_counts(&spawn_wakes, &idle_wakes, &replaced, &started);
+    fprintf(stderr,
+            "cfa stats: fork-join: workers woken by spawns %lu, by idle processors %lu; "
+            "workers parked in waits replaced %lu (new workers %lu)\n",
+            spawn_wakes, idle_wakes, replaced, started);
     struct stack_counts st;
     stack_counts(&st);
     fprintf(stderr,

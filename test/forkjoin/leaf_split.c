@@ -2,7 +2,8 @@
 // empty (runtime/src/forkjoin_loops.c; docs/forkjoin.md, "Loops"), so the
 // end of a loop does not wait for one whole leaf while another processor
 // has nothing to do. On two processors, a loop of 64 indices with grain 1
-// has leaves of 4 indices, called piece by piece. The caller keeps the
+// has leaves of 4 indices, called piece by piece (each index takes longer
+// than the shortest piece worth a check, PIECE_MIN_TSC). The caller keeps the
 // leaf [0, 4); its index 0 waits until every index outside that leaf has
 // run (the other processor took all of them), so the caller's deque is
 // then empty; its index 1 waits until index 2 or 3 has run on another
@@ -19,6 +20,7 @@
 #include <stdatomic.h>
 
 enum { N = 64, LEAF = 4, DEADLINE_S = 20 };
+#define INDEX_TSC (1ull << 16) /* > PIECE_MIN_TSC (runtime/src/forkjoin_loops.c) */
 
 static _Atomic int                 runs[N];
 static _Atomic int                 outside_done;
@@ -38,6 +40,8 @@ static void body(int64_t first, int64_t last, void *arg) {
     (void)arg;
     struct cfa_thread *self = cfa_active_thread();
     for (int64_t i = first; i < last; i++) {
+        for (uint64_t start = __builtin_ia32_rdtsc(); __builtin_ia32_rdtsc() - start < INDEX_TSC;)
+            __builtin_ia32_pause();
         atomic_store(&ran_on[i], self);
         if (i == 0) {
             wait_for(&outside_done, N - LEAF, "the other processor did not run the other leaves");
