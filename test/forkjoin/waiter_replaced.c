@@ -35,25 +35,26 @@ static void task_c(void *arg) {
     atomic_store(&c_started, 1);
 }
 
+/* Spawns fn(arg) into a group of its own, spins until *started, waits. */
+static void spawn_spin_wait(void (*fn)(void *), void *arg, _Atomic int *started, const char *what) {
+    cfa_task_group g;
+    cfa_task_group_init(&g);
+    cfa_task_spawn(&g, fn, arg);
+    spin_until(started, what);
+    cfa_task_group_wait(&g);
+}
+
 static void task_b(void *arg) {
     (void)arg;
     atomic_store(&b_started, 1);
-    cfa_task_group g;
-    cfa_task_group_init(&g);
-    cfa_task_spawn(&g, task_c, NULL);
-    spin_until(&c_started, "C did not start: nothing replaced the worker parked in A's wait");
-    cfa_task_group_wait(&g);
+    spawn_spin_wait(task_c, NULL, &c_started, "C did not start: nothing replaced the worker parked in A's wait");
 }
 
 static void task_a(void *arg) {
     struct cfa_thread *main_thread = arg;
     CHECK(cfa_active_thread() != main_thread, "A ran on the main thread");
     atomic_store(&a_started, 1);
-    cfa_task_group g;
-    cfa_task_group_init(&g);
-    cfa_task_spawn(&g, task_b, NULL);
-    spin_until(&b_started, "B did not start on the other worker");
-    cfa_task_group_wait(&g);
+    spawn_spin_wait(task_b, NULL, &b_started, "B did not start on the other worker");
 }
 
 int main(void) {
