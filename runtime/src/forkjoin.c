@@ -80,6 +80,7 @@
  *     processors parks as a spare (`spares`, `nspare`, under the pool
  *     lock). Workers never exit: a pool ends with at most one per
  *     processor plus the most that were ever parked in waits at once.
+ *     runtime/verify/forkjoin_replace.pml checks the counts with SPIN.
  */
 #include "forkjoin.h"
 

@@ -9,7 +9,11 @@
 # must be caught) and fork-join's spawn against a worker going to sleep
 # and a processor going idle (forkjoin_sleep.pml; -DBUGGY: the idle
 # processor does not look at the deques, -DBUGGY_PASS_ON: a processor a
-# notifier took does not look in its pass-on; both must be caught). Prints, per configuration, the states explored and "no
+# notifier took does not look in its pass-on; both must be caught) and
+# the replacement of a fork-join worker parked in a wait by a spare or a
+# new worker (forkjoin_replace.pml; -DBUGGY: a worker retires as a spare
+# on a look outside the pool lock, must be caught). Prints, per
+# configuration, the states explored and "no
 # violation" (or the violation found); exits non-zero if a correct
 # configuration has a violation or an incomplete search, or if the broken
 # one passes.
@@ -48,6 +52,9 @@ configs=(
   "forkjoin_sleep|1 busy spawner x 2 tasks, 2 workers, 3 processors, a notifier taking first|pass|-DNOTIFIER -DSPAWNERS_STAY -DNS=1 -DNW=2 -DNP=3 -DTASKS=2"
   "forkjoin_sleep|broken protocol (idle processor does not look at the deques), 2 spawners, 2 workers, 2 processors|violation|-DBUGGY -DNS=2 -DNW=2 -DNP=2 -DTASKS=1"
   "forkjoin_sleep|broken protocol (no look in the pass-on), 1 busy spawner, 2 workers, 3 processors, a notifier|violation|-DBUGGY_PASS_ON -DNOTIFIER -DSPAWNERS_STAY -DNS=1 -DNW=2 -DNP=3 -DTASKS=1"
+  "forkjoin_replace|2 processors, 2 waits|pass|-DNP=2 -DNWAITS=2"
+  "forkjoin_replace|1 processor, 3 waits|pass|-DNP=1 -DNWAITS=3"
+  "forkjoin_replace|broken protocol (retire on a look outside the lock), 2 processors, 2 waits|violation|-DBUGGY -DNP=2 -DNWAITS=2"
 )
 
 failed=0
