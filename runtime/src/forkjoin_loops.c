@@ -55,6 +55,15 @@ static void range_task(struct fj_task *t);
 
 static uint64_t span(int64_t first, int64_t last) { return (uint64_t)last - (uint64_t)first; }
 
+/* Pushes the upper half of [first, last) as a task; returns where the
+ * lower half, the caller's, ends. */
+static int64_t split_off_upper(struct loop *L, cfa_task_group *g, int64_t first, int64_t last)
+{
+    int64_t mid = first + (int64_t)(span(first, last) / 2);
+    fj_spawn(range_task, g, (uintptr_t)L, mid, last);
+    return mid;
+}
+
 /* A leaf of at most chunk indices: the body piece by piece; the upper
  * half of what is left goes to the deque whenever the deque is empty.
  * The first leaf to time a piece decides for the loop: under
@@ -82,9 +91,7 @@ static void run_leaf(struct loop *L, cfa_task_group *g, int64_t first, int64_t l
     }
     while (span(first, last) > (uint64_t)L->piece) {
         if (span(first, last) >= 2 * (uint64_t)L->piece && fj_own_deque_empty()) {
-            int64_t mid = first + (int64_t)(span(first, last) / 2);
-            fj_spawn(range_task, g, (uintptr_t)L, mid, last);
-            last = mid;
+            last = split_off_upper(L, g, first, last);
         } else {
             L->body(first, first + L->piece, L->arg);
             first += L->piece;
@@ -97,11 +104,8 @@ static void run_leaf(struct loop *L, cfa_task_group *g, int64_t first, int64_t l
  * c = last. */
 static void run_range(struct loop *L, cfa_task_group *g, int64_t first, int64_t last)
 {
-    while (span(first, last) > (uint64_t)L->chunk) {
-        int64_t mid = first + (int64_t)(span(first, last) / 2);
-        fj_spawn(range_task, g, (uintptr_t)L, mid, last);
-        last = mid;
-    }
+    while (span(first, last) > (uint64_t)L->chunk)
+        last = split_off_upper(L, g, first, last);
     run_leaf(L, g, first, last);
 }
 
