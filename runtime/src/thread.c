@@ -131,10 +131,14 @@ void cfa_thread_start(struct cfa_thread *t, cfa_main_fn main, void *object,
     thread_make_ready_local(t);
 }
 
-/* A thread waiting in join(t), on t's list. */
+/* A thread waiting in join(t), on t's list, in the joiner's frame. The
+ * halting side's store to `released` is its last touch of the record: a
+ * joiner woken early (a stray permit) must not return before it, or the
+ * halting side would follow `next` through a dead frame. */
 struct cfa_join_waiter {
     struct cfa_join_waiter *next;
     struct cfa_thread      *thread;
+    _Atomic bool            released;
 };
 
 /* `joiners` once the thread has halted: late joiners must not queue. */
@@ -163,7 +167,8 @@ void thread_halted(struct cfa_thread *t)
         cfa_test_hook(CFA_STEP_JOINERS_TAKEN);
     while (joiner) {
         struct cfa_join_waiter *next = joiner->next;
-        cfa_unpark(joiner->thread); /* the record may end now */
+        cfa_unpark(joiner->thread);
+        atomic_store_explicit(&joiner->released, true, memory_order_release); /* the record may end now */
         joiner = next;
     }
 }
@@ -199,12 +204,14 @@ void cfa_thread_join(struct cfa_thread *t)
             cfa_yield();
         return;
     }
-    /* Queued: even a joiner that sees HALTED at once parks, to take the
-     * permit of the halting side's unpark, which follows its last look
-     * at `me`. */
+    /* Queued: park until HALTED (a permit may be stray), then wait for the
+     * halting side to be done with `me`: its unpark comes before that, so
+     * it cannot reach a thread that has returned and gone. */
     do
         cfa_park_for("join");
     while (atomic_load_explicit(&t->state, memory_order_acquire) != CFA_THREAD_HALTED);
+    while (!atomic_load_explicit(&me.released, memory_order_acquire))
+        cfa_yield();
 }
 
 void cfa_thread_destroy(struct cfa_thread *t)

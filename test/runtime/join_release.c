@@ -10,8 +10,12 @@
 // taken the list and stored HALTED (CFA_STEP_JOINERS_TAKEN), where the
 // processor waits a bounded time for that joiner to return from its join.
 // A joiner that returned on seeing HALTED would end its record there, and
-// the joiner behind it would never be woken. Two processors: the target
-// halts on one while the head joiner spins on the other.
+// the joiner behind it would never be woken. The head joiner also holds a
+// stray permit (it unparks itself before joining), so its park returns at
+// once: it must still not return before the halting side has released its
+// record, and once back it overwrites the stack where the record was, so
+// a halting side that read it later would follow garbage. Two processors:
+// the target halts on one while the head joiner spins on the other.
 //
 // RUN: %cc %s -I%S/include -o %t %cfa-link
 // RUN: %timeout %t %stress | FileCheck %s
@@ -47,11 +51,22 @@ static void target_main(void *arg) {
     while (!atomic_load(&go)) cfa_yield();
 }
 
+/* Covers the frame cfa_thread_join had, where the joiner's record was. */
+static __attribute__((noinline)) void overwrite_stack(void) {
+    volatile unsigned char junk[4096];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = 0xa5;
+}
+
 static void joiner_main(void *arg) {
-    int behind = arg == &second_returned ? 0 : 1; /* queue after this many */
+    bool head = arg == &first_returned;
+    int behind = head ? 1 : 0; /* queue after this many */
     while (!atomic_load(&halting) || atomic_load(&queued) < behind) cfa_yield();
+    if (head)
+        cfa_unpark(cfa_active_thread()); /* a stray permit for the join's park */
     cfa_thread_join(&target);
     CHECK_EQ(atomic_load(&target.state), CFA_THREAD_HALTED);
+    overwrite_stack();
     atomic_store((_Atomic int *)arg, 1);
 }
 
