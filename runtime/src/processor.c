@@ -168,6 +168,21 @@ bool processor_yield_alone(struct cfa_processor_state *p)
     return true;
 }
 
+/* A yield with other threads in p's lanes: its push and the next pop in
+ * one lane lock (ready_yield_swap), when the loop would decide nothing
+ * else first (not asked to stop, no OS turn due) and the thread stays on
+ * p's cluster (a migration yields to move). */
+static inline struct cfa_thread *yield_swap(struct cfa_processor_state *p, struct cfa_thread *t, uint64_t now)
+{
+    if (now > p->os_turn_ends || t->cluster != p->cluster ||
+        atomic_load_explicit(&p->terminate, memory_order_acquire))
+        return NULL;
+    struct cfa_thread *next = ready_yield_swap(p, t, now);
+    if (next)
+        p->post = POST_NONE;
+    return next;
+}
+
 void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;
@@ -193,6 +208,12 @@ void processor_loop(struct cfa_processor_state *p)
         ready_enter(p);
         if (t) {
             p->current = NULL;
+            if (p->post == POST_YIELD && (next = yield_swap(p, t, now))) {
+                ready_leave(p);
+                io_tick(p->io);
+                t = next;
+                goto run;
+            }
             finish_post_action(p, t, now);
         }
         if (__builtin_expect(now > p->os_turn_ends, 0)) {

@@ -22,6 +22,7 @@
 #include "invariant.h"
 #include "processor.h"
 #include "resize_lock.h"
+#include "thread_internal.h"
 #include "topology.h"
 
 #include <cfa/runtime.h>
@@ -373,6 +374,25 @@ static inline unsigned steal_victim(struct ready_queue *q, struct ready_local *m
     return victim;
 }
 
+/* The local lane a pop tries first: the one whose head is older, by the
+ * hints (SHARD_FACTOR == 2). */
+static inline unsigned older_local_lane(struct ready_queue *q, struct ready_local *me)
+{
+    unsigned base = lane_base(me);
+    uint64_t s0 = atomic_load_explicit(&q->hints[base].stamp, memory_order_relaxed);
+    uint64_t s1 = atomic_load_explicit(&q->hints[base + 1].stamp, memory_order_relaxed);
+    return s1 && (!s0 || s1 < s0) ? base + 1 : base;
+}
+
+/* Whether p's lanes look empty: read right after a pop (our lines, just
+ * written), it spares a yield with other threads behind it the reader
+ * section of ready_yield_alone. */
+static inline bool local_lanes_look_empty(struct ready_queue *q, struct ready_local *me)
+{
+    return !atomic_load_explicit(&q->hints[lane_base(me)].stamp, memory_order_relaxed) &&
+           !atomic_load_explicit(&q->hints[lane_base(me) + 1].stamp, memory_order_relaxed);
+}
+
 struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
 {
     struct ready_queue *q = &p->cluster->state->ready;
@@ -385,15 +405,7 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
     if (__builtin_expect(--me->help_countdown == 0, 0) && (t = help_step(q, me, now)))
         goto out;
 #endif
-    unsigned base = lane_base(me);
-    /* The older of the local lanes first (SHARD_FACTOR == 2). */
-    unsigned first = base, second = base + 1;
-    uint64_t s0 = atomic_load_explicit(&q->hints[first].stamp, memory_order_relaxed);
-    uint64_t s1 = atomic_load_explicit(&q->hints[second].stamp, memory_order_relaxed);
-    if (s1 && (!s0 || s1 < s0)) {
-        first = base + 1;
-        second = base;
-    }
+    unsigned first = older_local_lane(q, me), second = first ^ 1;
     if ((t = lane_try_pop(q, first, now)) || (t = lane_try_pop(q, second, now))) {
         STAT_ADD(me->stats.pop_local, 1);
         goto out;
@@ -410,13 +422,54 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         }
     }
 out:
-    /* Our lines, just written by the pop: nearly free, and it spares a
-     * yield with other threads behind it the reader section of
-     * ready_yield_alone. */
-    me->lanes_looked_empty = !atomic_load_explicit(&q->hints[lane_base(me)].stamp, memory_order_relaxed) &&
-                             !atomic_load_explicit(&q->hints[lane_base(me) + 1].stamp, memory_order_relaxed);
+    me->lanes_looked_empty = local_lanes_look_empty(q, me);
     ready_leave(p);
     return t;
+}
+
+struct cfa_thread *ready_yield_swap(struct cfa_processor_state *p, struct cfa_thread *t, uint64_t now)
+{
+    struct ready_queue *q = &p->cluster->state->ready;
+    struct ready_local *me = &p->rq;
+    cfa_assert("resize lock: a yield swaps inside its processor's reader section",
+               atomic_load_explicit(&me->read_lock, memory_order_relaxed) == 1);
+#ifndef CFA_NO_HELPING
+    if (me->help_countdown <= 1)
+        return NULL; /* a helping step is due: the pop takes it */
+#endif
+    unsigned i = older_local_lane(q, me);
+    struct lane *l = &q->lanes[i];
+    if (!atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed) || !spin_try_lock(&l->lock))
+        return NULL;
+    lane_held(l);
+    if (cfa_queue_empty(&l->threads)) { /* taken meanwhile: the other lane may be older */
+        lane_releasing(l);
+        spin_unlock(&l->lock);
+        return NULL;
+    }
+    THREAD_TRANSITION(t, CFA_THREAD_READY);
+    t->ready_stamp = now;
+    atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
+    lane_append(l, t);
+    struct cfa_thread *next = lane_take_head(l, now); /* not t: the lane held a thread */
+    hint_store(q, i, l);
+    lane_releasing(l);
+    spin_unlock(&l->lock);
+    next->last_lane = i;
+    refresh_cache(q, me);
+#ifndef CFA_NO_HELPING
+    me->help_countdown--;
+#endif
+    me->lanes_looked_empty = false;
+    STAT_ADD(me->stats.push_local, 1);
+    STAT_ADD(me->stats.pop_local, 1);
+    /* As a push would: a processor that went idle while t ran may take the
+     * lanes' other threads. */
+    if (me->holding_notify)
+        me->held_pushes++;
+    else
+        idle_notify(&p->cluster->state->idle);
+    return next;
 }
 
 bool ready_yield_alone(struct cfa_processor_state *p)

@@ -144,6 +144,13 @@ void ready_release_notify(struct cfa_processor_state *p);
  * `now` is a recent TSC reading (the caller usually has one). */
 struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now);
 
+/* A yield's push and the pop after it in one lane lock (processor.c),
+ * inside p's reader section: when p's older lane holds a thread and no
+ * helping step is due, t (stamped `now`, made READY) joins that lane's
+ * tail and its head is returned, as a push to a local lane and the pop
+ * would have done. NULL when not: the caller then pushes and pops. */
+struct cfa_thread *ready_yield_swap(struct cfa_processor_state *p, struct cfa_thread *t, uint64_t now);
+
 /* For a yield's fast path (processor.c): true when p's lanes hold no
  * thread (their hints say so) and its next pop would take no helping
  * step; the yield then counts as that pop. Worth asking only when they

@@ -2,9 +2,9 @@
  * thread out with a post action (processor.h says why), making a thread
  * ready, and the state machine the debug build checks.
  *
- * A thread enters a lane only through thread_make_ready*: its state is
- * READY and its ready_stamp set before the push, so a processor that pops
- * it finds both.
+ * A thread enters a lane only through thread_make_ready* or a yield's
+ * swap (ready_yield_swap): its state is READY and its ready_stamp set
+ * before the push, so a processor that pops it finds both.
  */
 #ifndef CFA_THREAD_INTERNAL_H
 #define CFA_THREAD_INTERNAL_H
