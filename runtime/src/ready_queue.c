@@ -463,6 +463,7 @@ struct cfa_thread *ready_yield_swap(struct cfa_processor_state *p, struct cfa_th
     me->lanes_looked_empty = false;
     STAT_ADD(me->stats.push_local, 1);
     STAT_ADD(me->stats.pop_local, 1);
+    STAT_ADD(me->stats.yield_swaps, 1);
     /* As a push would: a processor that went idle while t ran may take the
      * lanes' other threads. */
     if (me->holding_notify)
@@ -661,6 +662,7 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->push_external += from->push_external;
     to->run_next += from->run_next;
     to->yields_alone += from->yields_alone;
+    to->yield_swaps += from->yield_swaps;
     to->pop_local += from->pop_local;
     to->pop_helped += from->pop_helped;
     to->pop_stolen += from->pop_stolen;

@@ -90,6 +90,7 @@ struct ready_local {
         _Atomic unsigned long push_local, push_remote, push_external;
         _Atomic unsigned long run_next;   /* hand-offs that skipped the queue (thread.c) */
         _Atomic unsigned long yields_alone; /* yields that found nothing else to run */
+        _Atomic unsigned long yield_swaps;  /* yields whose push and pop took one lock (also counted there) */
         _Atomic unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
         _Atomic unsigned long help_declined;
         _Atomic unsigned long notify_held;  /* held pushes released without a notification */
