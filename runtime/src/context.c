@@ -20,7 +20,7 @@ struct first_frame {
 
 void context_prime_frame(struct cfa_coroutine *c, void (*entry)(void *), void *arg)
 {
-    uintptr_t top = ((uintptr_t)c->stack.map + c->stack.map_size) & ~(uintptr_t)15;
+    uintptr_t top = stack_coloured_top(&c->stack);
     /* After `ret` pops the trampoline's address the stack pointer is `top`,
      * 16-byte aligned as the trampoline's call requires. */
     struct first_frame *f = (struct first_frame *)(top - sizeof *f);

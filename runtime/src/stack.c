@@ -82,7 +82,7 @@ struct cold_slot { char *map; unsigned memcheck_id; bool canary; };
 enum page_guard { PAGES_UNTRIED, PAGES_MADVISE, PAGES_MPROTECT, PAGES_NONE };
 
 static size_t default_usable; /* CFA_STACK_SIZE, set at boot */
-static size_t slot_size;      /* default_usable + STACK_GUARD_BYTES */
+static size_t slot_size;      /* default_usable + STACK_COLOUR_ROOM + STACK_GUARD_BYTES */
 static size_t page_size = 4096;
 static _Atomic int page_guard; /* enum page_guard: how guard pages are made */
 static long maps_budget;       /* mappings that stacks may use with mprotect guards */
@@ -122,7 +122,7 @@ void stack_configure(void)
 {
     page_size = (size_t)sysconf(_SC_PAGESIZE);
     default_usable = round_to_page(env_size(ENV_CFA_STACK_SIZE));
-    slot_size = default_usable + STACK_GUARD_BYTES;
+    slot_size = default_usable + STACK_COLOUR_ROOM + STACK_GUARD_BYTES;
     const char *guard = env_choice(ENV_CFA_STACK_GUARD);
     page_guard = strcmp(guard, "canary") == 0 ? PAGES_NONE
                  : strcmp(guard, "protect") == 0 ? PAGES_MPROTECT
@@ -204,7 +204,7 @@ static void fill(struct cfa_stack *s, char *map, size_t size, unsigned memcheck_
 /* A stack of a size other than the default: a mapping of its own. */
 static void map_own(struct cfa_stack *s, size_t usable)
 {
-    size_t size = usable + STACK_GUARD_BYTES;
+    size_t size = usable + STACK_COLOUR_ROOM + STACK_GUARD_BYTES;
     char *map = map_memory(size);
     bool canary = guard_stack(map);
     fill(s, map, size, VALGRIND_STACK_REGISTER(map + STACK_GUARD_BYTES, map + size), canary);

@@ -8,13 +8,37 @@
 #define CFA_STACK_INTERNAL_H
 
 #include <cfa/coroutine.h>
+#include <stdint.h>
 
 enum { STACK_GUARD_BYTES = 16 * 1024 };
+
+/* Cache colouring. Stacks are page-aligned, so the frames that threads
+ * save when they switch out would all sit at the same offset of a page
+ * and compete for the same few cache sets: with 500 threads parked in
+ * turn, every resume missed L1 and L2 on its first load (cycle, 100
+ * rings per processor: 1.19 times the hops per second with colours).
+ * A stack's first frame starts STACK_COLOURS cache lines or fewer below
+ * its top, a colour drawn from its address; every stack has
+ * STACK_COLOUR_ROOM bytes above the usable size it was asked for, so the
+ * colour takes nothing from it, and a thread whose frames stay within
+ * the top page still touches one page. */
+enum { STACK_COLOURS = 32, STACK_COLOUR_LINE = 64, STACK_COLOUR_ROOM = 4096 };
+_Static_assert(STACK_COLOURS * STACK_COLOUR_LINE <= STACK_COLOUR_ROOM / 2,
+               "a coloured first frame leaves half the room's page for the frames above it");
+
+/* Where s's first frame goes: its top, lowered by its colour. */
+static inline uintptr_t stack_coloured_top(const struct cfa_stack *s)
+{
+    uintptr_t top = ((uintptr_t)s->map + s->map_size) & ~(uintptr_t)15;
+    uint32_t colour = ((uint32_t)(top >> 12) * 0x9E3779B1u) >> (32 - __builtin_ctz(STACK_COLOURS));
+    return top - colour * STACK_COLOUR_LINE;
+}
 
 /* Reads CFA_STACK_SIZE once at boot. */
 void stack_configure(void);
 
-/* Fills s with a stack of at least `usable` bytes (0: the default).
+/* Fills s with a stack of at least `usable` bytes (0: the default) below
+ * its first frame, wherever its colour puts that.
  * Running out of memory is a fatal error, reported. */
 void stack_acquire(struct cfa_stack *s, size_t usable);
 
