@@ -12,10 +12,10 @@
  *    to `joiners`; the stack is released before that;
  *  - a joiner's record (on its stack, never its `link`: a queued joiner
  *    still runs until it parks, and a yield or preemption puts it on a
- *    lane through `link`) stays valid until the halting side unparks it:
- *    the joiner returns only from a park, once HALTED, so the halting side
- *    reads the next record first and does not touch one after the unpark
- *    (a program's stray cfa_unpark of a joiner breaks this);
+ *    lane through `link`) stays valid until the halting side has unparked
+ *    it and stored `released`, its last touch of the record: the joiner
+ *    returns only once HALTED and released, even when a stray permit
+ *    ended its park early;
  *  - `state` moves only along the state machine INACTIVE -> READY (start),
  *    READY -> RUNNING (a processor takes it), RUNNING -> READY (yield),
  *    RUNNING -> BLOCKED (park), BLOCKED -> READY (unpark), RUNNING ->
