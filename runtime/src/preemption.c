@@ -112,6 +112,7 @@ static void on_preempt(int sig, siginfo_t *info, void *uc)
     struct cfa_processor_state *p = this_processor();
     if (!p)
         return;
+    processor_clock_stale(p); /* it ran one thread a tick long */
     uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
     if (atomic_load_explicit(&p->quiesce_wanted, memory_order_relaxed) && !one_processor_window_at(pc))
         atomic_store(&p->quiesce_wanted, false);

@@ -183,11 +183,43 @@ static inline struct cfa_thread *yield_swap(struct cfa_processor_state *p, struc
     return next;
 }
 
+enum {
+    CLOCK_SAMPLE = 8,       /* docs/scheduler.md#tunables */
+    CLOCK_FAST_TSC = 2048,  /* docs/scheduler.md#tunables */
+};
+
+/* The decision clock (docs/scheduler.md, "The decision clock"): the TSC
+ * at one decision in CLOCK_SAMPLE while decisions come less than
+ * CLOCK_FAST_TSC apart on average, at every one otherwise; in between the
+ * previous decision's time plus one. Invariant: the estimate is never
+ * ahead of the TSC and never goes back (the readings do not, and fewer
+ * than CLOCK_SAMPLE steps of one separate two readings). */
+static __attribute__((noinline)) uint64_t clock_read(struct cfa_processor_state *p)
+{
+    uint64_t now = __builtin_ia32_rdtsc();
+    uint64_t interval = (now - p->clock_read_tsc) / (p->clock_decisions ? p->clock_decisions : 1);
+    p->clock_read_tsc = now;
+    p->clock_decisions = 1;
+    p->clock_countdown = interval < CLOCK_FAST_TSC ? CLOCK_SAMPLE : 1;
+    STAT_ADD(p->rq.stats.clock_reads, 1);
+    return now;
+}
+
+static inline uint64_t decision_clock(struct cfa_processor_state *p)
+{
+    if (__builtin_expect(--p->clock_countdown != 0, 1)) {
+        p->clock_decisions++;
+        return p->decided_tsc + 1;
+    }
+    return clock_read(p);
+}
+
 void processor_loop(struct cfa_processor_state *p)
 {
     struct cfa_thread *t = p->current;
     p->os_turn_ends = 0;
     os_turn_restart(p);
+    p->clock_countdown = 1;
     for (;;) {
         struct cfa_thread *next = p->run_next;
         if (next) {
@@ -203,7 +235,7 @@ void processor_loop(struct cfa_processor_state *p)
         p->run_next_streak = 0;
         /* One reader section and one TSC reading serve both the post
          * action of the thread that left and the pop of the next one. */
-        uint64_t now = __builtin_ia32_rdtsc();
+        uint64_t now = decision_clock(p);
         p->decided_tsc = now;
         ready_enter(p);
         if (t) {
@@ -236,6 +268,7 @@ void processor_loop(struct cfa_processor_state *p)
                 t = idle(p);
                 stop = atomic_load_explicit(&p->terminate, memory_order_acquire);
                 p->decided_tsc = __builtin_ia32_rdtsc();
+                p->clock_countdown = 1;
                 if (!t && !stop)
                     t = ready_pop(p, p->decided_tsc);
             } while (!t && !stop);

@@ -49,6 +49,9 @@ struct cfa_processor_state {
                                         * never 0: the stamp of the threads that the
                                         * running one wakes (thread_make_ready_local) */
     uint64_t              os_turn_ends; /* TSC when its turn ends (processor.c) */
+    uint64_t              clock_read_tsc;  /* processor.c, decision_clock: the last TSC read */
+    unsigned              clock_decisions; /* decisions since then */
+    unsigned              clock_countdown; /* decisions until the next read */
     struct cfa_thread    *starter;    /* woken when this processor is up (NULL:
                                        * a kernel thread, woken by futex on `up`) */
     _Atomic int           up;         /* its I/O is set up (processor.c: steps) */
@@ -66,6 +69,11 @@ struct cfa_processor_state {
     struct io_context    *io;         /* its ring or fallback state (io_processor.h) */
     struct cfa_processor_state *all_next, *all_prev; /* registry.c */
 };
+
+/* The next scheduling decision reads the TSC (processor.c,
+ * decision_clock): called by the preemption signal's handler, which comes
+ * only after one thread has run for a tick. */
+static inline void processor_clock_stale(struct cfa_processor_state *p) { p->clock_countdown = 1; }
 
 /* The processor executing the caller, NULL on a kernel thread that is not
  * one (cfa/mutex_call.h says why it is read through asm). */

@@ -670,6 +670,7 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->help_declined += from->help_declined;
     to->notify_held += from->notify_held;
     to->os_yields += from->os_yields;
+    to->clock_reads += from->clock_reads;
     to->target_same_cache += from->target_same_cache;
     to->target_other_cache += from->target_other_cache;
     to->victim_same_cache += from->victim_same_cache;

@@ -95,6 +95,7 @@ struct ready_local {
         _Atomic unsigned long help_declined;
         _Atomic unsigned long notify_held;  /* held pushes released without a notification */
         _Atomic unsigned long os_yields;    /* sched_yield calls (processor.c: OS turns) */
+        _Atomic unsigned long clock_reads;  /* TSC reads of the loop's decisions (processor.c) */
         /* Cache-aware choices (thesis 4.4.3), by whether the lane chosen
          * was in this processor's cache instance when chosen. */
         _Atomic unsigned long target_same_cache, target_other_cache; /* helping targets drawn */

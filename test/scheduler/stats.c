@@ -10,9 +10,10 @@
 //   once, pushing nothing) >= yields + starts + unparks that found the
 //   thread parked;
 //   pops == pushes (every thread made ready was taken, none twice);
-//   0 < yield swaps <= yields - yields alone (the yielders queue behind
-//   one another, so some yields push and pop under one lock, each counted
-//   as a push and a pop too);
+//   yield swaps <= yields - yields alone (a yield that pushed and popped
+//   under one lock, counted as a push and a pop too; how many do depends
+//   on how the yielders spread: test/scheduler/decision_clock.c counts
+//   them where it does not);
 //   eventfd writes <= notifications + processor stops (idle_wake);
 //   processors 1, lanes 2 at exit (one processor, SHARD_FACTOR lanes).
 // Without CFA_STATS (or with CFA_STATS=0) nothing is printed.
@@ -26,7 +27,7 @@
 // CHECK: cfa stats: cluster main: processors 1, lanes 2
 // CHECK-NEXT: cfa stats:   push: local {{[0-9]+}}, remote {{[0-9]+}}, external {{[0-9]+}}; run next {{[0-9]+}}; yields alone {{[0-9]+}}, yield swaps {{[0-9]+}}
 // CHECK-NEXT: cfa stats:   pop:  local {{[0-9]+}}, helped {{[0-9]+}}, stolen {{[0-9]+}}, idle search {{[0-9]+}} (help declined {{[0-9]+}})
-// CHECK-NEXT: cfa stats:   idle: sleeps {{[0-9]+}}, notifications {{[0-9]+}}, eventfd writes {{[0-9]+}}; wake-ups held {{[0-9]+}}, os yields {{[0-9]+}}
+// CHECK-NEXT: cfa stats:   idle: sleeps {{[0-9]+}}, notifications {{[0-9]+}}, eventfd writes {{[0-9]+}}; wake-ups held {{[0-9]+}}, os yields {{[0-9]+}}, TSC reads {{[0-9]+}}
 // VERIFY: counters agree with the 50000 yields, 55 starts and {{[0-9]+}} wake-ups performed
 // OFF: yields 50000
 // OFF-NOT: cfa stats
@@ -92,7 +93,7 @@ static void verify(const char *out_path, const char *err_path) {
     CHECK(push + alone >= yields + starts + wakeups, "%ld pushes and %ld yields alone for %ld yields, %ld starts, %ld wake-ups",
           push, alone, yields, starts, wakeups);
     CHECK(pop == push, "%ld pops for %ld pushes", pop, push);
-    CHECK(swaps > 0 && swaps <= yields - alone, "%ld yield swaps for %ld yields, %ld alone", swaps, yields, alone);
+    CHECK(swaps <= yields - alone, "%ld yield swaps for %ld yields, %ld alone", swaps, yields, alone);
     CHECK(writes <= notifications + stops, "%ld eventfd writes, %ld notifications, %ld stops", writes,
           notifications, stops);
     printf("counters agree with the %ld yields, %ld starts and %ld wake-ups performed\n", yields, starts, wakeups);
