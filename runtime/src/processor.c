@@ -184,8 +184,8 @@ static inline struct cfa_thread *yield_swap(struct cfa_processor_state *p, struc
 }
 
 enum {
-    CLOCK_SAMPLE = 8,       /* docs/scheduler.md#tunables */
-    CLOCK_FAST_TSC = 2048,  /* docs/scheduler.md#tunables */
+    CLOCK_SAMPLE = 4,       /* docs/scheduler.md#tunables */
+    CLOCK_FAST_TSC = 512,   /* docs/scheduler.md#tunables */
 };
 
 /* The decision clock (docs/scheduler.md, "The decision clock"): the TSC
@@ -193,7 +193,9 @@ enum {
  * CLOCK_FAST_TSC apart on average, at every one otherwise; in between the
  * previous decision's time plus one. Invariant: the estimate is never
  * ahead of the TSC and never goes back (the readings do not, and fewer
- * than CLOCK_SAMPLE steps of one separate two readings). */
+ * than CLOCK_SAMPLE steps of one separate two readings). The lag,
+ * usually under CLOCK_SAMPLE * CLOCK_FAST_TSC, must stay well under the
+ * steal grace (ready_queue.c), which other processors compare it with. */
 static __attribute__((noinline)) uint64_t clock_read(struct cfa_processor_state *p)
 {
     uint64_t now = __builtin_ia32_rdtsc();

@@ -348,6 +348,7 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
     }
     unsigned target = me->target;
     me->target = NO_TARGET;
+    now = now_tsc(); /* an examination: rare, and worth the TSC itself (see the steals) */
     struct cfa_thread *t = NULL;
     if (target < q->count && past_grace(q, target, now) && worth_helping(q, me, target, now)) {
         t = lane_try_pop(q, target, now);
@@ -410,6 +411,11 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         STAT_ADD(me->stats.pop_local, 1);
         goto out;
     }
+    /* Stealing compares other processors' stamps with the steal grace, a
+     * few microseconds: the TSC itself, not the decision clock, which may
+     * lag by as much (processor.c). Only when the local lanes are empty. */
+    if (q->count > SHARD_FACTOR)
+        now = now_tsc();
     for (int i = 0; i < STEAL_TRIES && q->count > SHARD_FACTOR; i++) {
         unsigned victim = steal_victim(q, me);
         if (!past_grace(q, victim, now))
