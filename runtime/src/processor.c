@@ -32,6 +32,7 @@
 #include "io_wakeup.h"
 
 #include <cfa/runtime.h>
+#include <cfa/testing.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -196,13 +197,20 @@ enum {
  * than CLOCK_SAMPLE steps of one separate two readings). The lag,
  * usually under CLOCK_SAMPLE * CLOCK_FAST_TSC, must stay well under the
  * steal grace (ready_queue.c), which other processors compare it with. */
+static uint64_t clock_fast_tsc = CLOCK_FAST_TSC; /* cfa_test_decision_clock */
+
+void cfa_test_decision_clock(bool sampled)
+{
+    clock_fast_tsc = sampled ? UINT64_MAX : 0;
+}
+
 static __attribute__((noinline)) uint64_t clock_read(struct cfa_processor_state *p)
 {
     uint64_t now = __builtin_ia32_rdtsc();
     uint64_t interval = (now - p->clock_read_tsc) / (p->clock_decisions ? p->clock_decisions : 1);
     p->clock_read_tsc = now;
     p->clock_decisions = 1;
-    p->clock_countdown = interval < CLOCK_FAST_TSC ? CLOCK_SAMPLE : 1;
+    p->clock_countdown = interval < clock_fast_tsc ? CLOCK_SAMPLE : 1;
     STAT_ADD(p->rq.stats.clock_reads, 1);
     return now;
 }
@@ -235,7 +243,7 @@ void processor_loop(struct cfa_processor_state *p)
             goto run;
         }
         p->run_next_streak = 0;
-        /* One reader section and one TSC reading serve both the post
+        /* One reader section and one clock reading serve both the post
          * action of the thread that left and the pop of the next one. */
         uint64_t now = decision_clock(p);
         p->decided_tsc = now;

@@ -267,6 +267,17 @@ static unsigned push_lane(struct ready_queue *q, struct cfa_thread *t, struct re
     return r % q->count;
 }
 
+/* After a push (step N2 of idle.h): wake an idle processor, or count the
+ * push while this processor holds its notifications (ready_hold_notify).
+ * `me` is NULL for a push from outside the cluster's processors. */
+static inline void notify_pushed(struct ready_local *me, struct cfa_cluster_state *cs)
+{
+    if (me && me->holding_notify)
+        me->held_pushes++;
+    else
+        idle_notify(&cs->idle);
+}
+
 void ready_push(struct cfa_thread *t, enum push_where where)
 {
     struct cfa_cluster_state *cs = t->cluster->state;
@@ -299,10 +310,7 @@ void ready_push(struct cfa_thread *t, enum push_where where)
     } else {
         STAT_ADD(q->retired.push_external, 1); /* under external_lock */
     }
-    if (me && me->holding_notify)
-        me->held_pushes++;
-    else
-        idle_notify(&cs->idle);
+    notify_pushed(me, cs);
     if (me)
         ready_leave(p);
     else
@@ -453,9 +461,7 @@ struct cfa_thread *ready_yield_swap(struct cfa_processor_state *p, struct cfa_th
         spin_unlock(&l->lock);
         return NULL;
     }
-    THREAD_TRANSITION(t, CFA_THREAD_READY);
-    t->ready_stamp = now;
-    atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
+    thread_mark_ready(t, now);
     lane_append(l, t);
     struct cfa_thread *next = lane_take_head(l, now); /* not t: the lane held a thread */
     hint_store(q, i, l);
@@ -470,12 +476,9 @@ struct cfa_thread *ready_yield_swap(struct cfa_processor_state *p, struct cfa_th
     STAT_ADD(me->stats.push_local, 1);
     STAT_ADD(me->stats.pop_local, 1);
     STAT_ADD(me->stats.yield_swaps, 1);
-    /* As a push would: a processor that went idle while t ran may take the
-     * lanes' other threads. */
-    if (me->holding_notify)
-        me->held_pushes++;
-    else
-        idle_notify(&p->cluster->state->idle);
+    /* As a push: a processor that went idle while t ran may take the lanes'
+     * other threads. */
+    notify_pushed(me, p->cluster->state);
     return next;
 }
 

@@ -37,11 +37,16 @@ uint64_t thread_next_id(void);
 /* `stamp`: the TSC now, or a reading the caller took a moment ago (the
  * scheduling loop reads it once per iteration: rdtsc costs 15 ns in some
  * virtual machines). */
-static inline void thread_make_ready_at(struct cfa_thread *t, enum push_where where, uint64_t stamp)
+/* READY and stamped: what a thread is before it enters a lane. */
+static inline void thread_mark_ready(struct cfa_thread *t, uint64_t stamp)
 {
     THREAD_TRANSITION(t, CFA_THREAD_READY);
     t->ready_stamp = stamp;
     atomic_store_explicit(&t->state, CFA_THREAD_READY, memory_order_relaxed);
+}
+static inline void thread_make_ready_at(struct cfa_thread *t, enum push_where where, uint64_t stamp)
+{
+    thread_mark_ready(t, stamp);
     ready_push(t, where);
 }
 static inline void thread_make_ready(struct cfa_thread *t, enum push_where where)

@@ -29,6 +29,12 @@ unsigned cfa_test_topology_from_sysfs(const char *root, unsigned *cache_of, int 
  * before the program starts its second processor. */
 void cfa_test_resize_symmetric(void);
 
+/* Forces the decision clock (runtime/src/processor.c) to sample (true:
+ * the TSC at one decision in CLOCK_SAMPLE, whatever the decisions' pace)
+ * or to read at every decision (false), so a test's counts do not depend
+ * on how fast this machine decides. */
+void cfa_test_decision_clock(bool sampled);
+
 #ifdef __cplusplus
 }
 #endif
