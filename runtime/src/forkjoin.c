@@ -55,10 +55,12 @@
  *  Wait: (1) publish `waiter`; (2) CAS FJ_WAITING into a state that is not
  *   done; (3) park; look again. Counted task end: one CAS decrements the
  *   count and, when it takes it to 0 under FJ_WAITING, sets FJ_CLAIMED:
- *   that task alone wakes the waiter: it reads `waiter`, clears both flags
- *   (its last touch of the group) and unparks it. The waiter never returns
- *   while a flag is set (awake early, by a stray permit, it parks again),
- *   so the group is there as long as the claimer reads it.
+ *   that task alone wakes the waiter: it reads `waiter`, unparks it and
+ *   clears both flags (its last touch of the group). The waiter never
+ *   returns while a flag is set (awake early, by a stray permit, it parks
+ *   again under FJ_WAITING alone, and spins under FJ_CLAIMED, whose
+ *   unpark may be its last permit), so neither the group nor the waiting
+ *   thread can be gone while the claimer reaches them.
  *
  * Invariants:
  *  1. counted = counted tasks not finished; it never goes below 0, and
@@ -88,6 +90,7 @@
 #include "cluster.h"
 #include "cache_aligned.h"
 #include "invariant.h"
+#include "io_wakeup.h"
 #include "thread_internal.h"
 #include "spinlock.h"
 
@@ -95,6 +98,7 @@
 #include <cfa/forkjoin.h>
 #include <cfa/processor.h>
 #include <cfa/runtime.h>
+#include <cfa/test_hook.h>
 #include <cfa/thread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -575,8 +579,10 @@ static void counted_done(cfa_task_group *g)
     } while (!__atomic_compare_exchange_n(&g->state, &old, next, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
     if (wake) {
         struct cfa_thread *waiter = g->waiter; /* the waiter stays while FJ_CLAIMED is set */
-        __atomic_fetch_and(&g->state, ~FJ_FLAGS, __ATOMIC_RELEASE); /* last touch of g */
+        if (cfa_test_hook)
+            cfa_test_hook(CFA_STEP_WAKE_CLAIMED);
         cfa_unpark(waiter);
+        __atomic_fetch_and(&g->state, ~FJ_FLAGS, __ATOMIC_RELEASE); /* last touch of g */
     }
 }
 
@@ -683,8 +689,11 @@ void cfa_task_group_wait(cfa_task_group *g)
         } else {
             struct fj_home *h = home_of(self);
             struct fj_task t;
+            unsigned spins = 0;
             while (!group_done(g, s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE)) || (s & FJ_FLAGS)) {
-                if (s & FJ_FLAGS) { /* awake early (a stray permit): ours is still to come */
+                if (s & FJ_CLAIMED) { /* the claimer is unparking us: a few instructions */
+                    wakeup_pause(&spins);
+                } else if (s & FJ_FLAGS) { /* awake early (a stray permit): ours is still to come */
                     cfa_park_for("fork-join wait");
                 } else if (h && fj_deque_pop(&h->deque, g, &t)) {
                     run_task(&t, false);

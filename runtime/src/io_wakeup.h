@@ -50,6 +50,19 @@ static inline void wakeup_deliver(struct cfa_thread *t, _Atomic int *word, int f
     atomic_store_explicit(word, final, memory_order_release);
 }
 
+/* One step of waiting for a winner between its claim and its last store:
+ * a few instructions of runtime code, never preempted by the runtime, but
+ * its kernel thread may be descheduled, hence the yield after a while.
+ * Also the wait of monitors, fork-join groups and pthread objects for
+ * their wakers (monitor.c, forkjoin.c, pthread_wait.c). */
+static inline void wakeup_pause(unsigned *spins)
+{
+    if (++*spins < 1024)
+        cpu_relax();
+    else
+        sched_yield();
+}
+
 /* Parks the calling thread until a winner has delivered; returns `final`.
  * Counts as a pending wake-up for the deadlock detector meanwhile. */
 static inline int wakeup_wait(_Atomic int *word, int waiting, const char *reason)
@@ -64,10 +77,7 @@ static inline int wakeup_wait(_Atomic int *word, int waiting, const char *reason
         s = atomic_load_explicit(word, memory_order_acquire);
     } while (s == waiting);
     for (unsigned spins = 0; s & WAKE_CLAIMED; s = atomic_load_explicit(word, memory_order_acquire))
-        if (++spins < 1024)
-            cpu_relax();
-        else
-            sched_yield();
+        wakeup_pause(&spins);
     pending_wakeup_end();
     while (--parks)
         cfa_unpark(self);

@@ -33,8 +33,10 @@
  *    the monitor is free, and is written by the owner, or under the lock
  *    by a thread handing the monitor to a parked one;
  *  - a condition's queue is touched only by threads owning its monitors;
- *  - a request is unlinked from every queue before its thread is unparked
- *    (remaining == 0), so it never outlives a reference to it;
+ *  - a request is unlinked from every queue before its thread is unparked,
+ *    and its thread returns only once `remaining` is 0, the waker's last
+ *    touch of the request (grant()), so it never outlives a reference to
+ *    it, nor its thread a waker's unpark;
  *  - nested == NESTED_GRANTED means "granted by a waitfor hand-off,
  *    not yet entered": the owner's acquisition then counts it as 1;
  *  - every queue (entry, urgent, a condition's) is a cfa/internal/queue.h
@@ -49,6 +51,7 @@
  * (CLAIMED by a caller, or TAKEN by the acceptor itself) when handed off.
  */
 #include "invariant.h"
+#include "io_wakeup.h"
 #include "monitor.h"
 #include "thread_internal.h"
 #include "spinlock.h"
@@ -56,6 +59,7 @@
 #include <cfa/monitor.h>
 #include <cfa/runtime.h>
 #include <cfa/sleep.h>
+#include <cfa/test_hook.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -156,15 +160,39 @@ static inline struct cfa_monitor_request *waiter_of(struct cfa_qlink *l)
 
 /* ---- hand-off ------------------------------------------------------------ */
 
+/* `remaining` of a granted request whose waker has still to unpark its
+ * thread: the thread, awake early by a stray permit, waits (spinning: the
+ * waker is a few instructions away) instead of returning, so its thread
+ * cannot end while the waker still reaches it. Requests span far fewer
+ * monitors than this. */
+#define REQUEST_WAKING UINT_MAX
+
+/* Wakes the thread t of request r, all of whose monitors it now owns
+ * (`remaining` is 1, the last hand-off's): the thread is unparked before
+ * `remaining` is cleared, the last touch of r. `direct`: the caller blocks
+ * right after, so t may take its processor (thread.c, the run-next slot). */
+static void grant(struct cfa_monitor_request *r, struct cfa_thread *t, bool direct)
+{
+    atomic_store_explicit(&r->remaining, REQUEST_WAKING, memory_order_release);
+    if (cfa_test_hook)
+        cfa_test_hook(CFA_STEP_WAKE_CLAIMED);
+    if (direct)
+        thread_unpark_before_blocking(t);
+    else
+        cfa_unpark(t);
+    atomic_store_explicit(&r->remaining, 0, memory_order_release);
+}
+
 /* Requests completed under a monitor lock, woken once it is released.
  *
  * The last hand-off of a request does not decrement `remaining` to zero
  * under the lock: the waiter could then return (after a stray permit) and
  * free its request while we still read it. The thread and timed record are
  * copied under the lock, the timed record is claimed while `remaining` is
- * still 1 (so it is alive), and only then is `remaining` cleared, after
- * which the request is not touched again. Wake-ups may therefore leave a
- * permit behind; every park in the runtime re-checks its condition. */
+ * still 1 (so it is alive), then grant() marks the request REQUEST_WAKING,
+ * unparks the thread and clears `remaining`, after which neither is
+ * touched again. Wake-ups may therefore leave a permit behind; every park
+ * in the runtime re-checks its condition. */
 struct pending_wake {
     struct cfa_monitor_request *request;
     struct cfa_thread          *thread;
@@ -184,11 +212,7 @@ static void wake_all(struct wake_list *w, bool then_block)
         struct pending_wake *p = &w->wakes[i];
         if (p->timed)
             cfa_unpark_timed(p->timed);
-        atomic_store_explicit(&p->request->remaining, 0, memory_order_release);
-        if (then_block && i + 1 == w->count)
-            thread_unpark_before_blocking(p->thread);
-        else
-            cfa_unpark(p->thread);
+        grant(p->request, p->thread, then_block && i + 1 == w->count);
     }
     w->count = 0;
 }
@@ -232,8 +256,12 @@ static inline __attribute__((always_inline)) void release_locked(struct cfa_moni
 
 static void park_until_granted(struct cfa_monitor_request *r, const char *reason)
 {
-    while (atomic_load_explicit(&r->remaining, memory_order_acquire) != 0)
-        cfa_park_for(reason);
+    unsigned left, spins = 0;
+    while ((left = atomic_load_explicit(&r->remaining, memory_order_acquire)) != 0)
+        if (left == REQUEST_WAKING)
+            wakeup_pause(&spins);
+        else
+            cfa_park_for(reason);
 }
 
 static struct cfa_thread *self_or_fatal(const char *what)
@@ -686,9 +714,7 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
         struct cfa_thread *c = caller->thread;
         accept_hand_off(&accept, where, c, caller->group, caller->group_index, true);
         unlock_all(owned, count);
-        /* The caller's request is not touched after this store (see wake_all). */
-        atomic_store_explicit(&caller->remaining, 0, memory_order_release);
-        cfa_unpark(c);
+        grant(caller, c, false);
         park_until_granted(&back, "waitfor");
         return accept.fired;
     }
@@ -713,8 +739,9 @@ int cfa_waitfor(const struct cfa_waitfor_clause *clauses, unsigned n, int64_t ti
         }
         /* A caller claimed the accept just before the timeout: wait for it. */
     }
-    while (atomic_load(&accept.state) != ACCEPT_TAKEN || atomic_load(&back.remaining) != 0)
+    while (atomic_load(&accept.state) != ACCEPT_TAKEN)
         cfa_park_for("waitfor");
+    park_until_granted(&back, "waitfor");
     lock_all(owned, count);
     set_acceptor(owned, count, NULL, &accept);
     unlock_all(owned, count);

@@ -3,6 +3,7 @@
 #include "pthread_wait.h"
 
 #include <cfa/runtime.h>
+#include <cfa/test_hook.h>
 #include <dlfcn.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -51,11 +52,16 @@ void pt_qlock_slow(_Atomic unsigned *word, unsigned bit)
     }
 }
 
+/* `granted` of a user thread's untimed wait while pt_grant unparks it:
+ * the thread, awake early by a stray permit, waits for GRANTED instead of
+ * returning, so it cannot end while the waker still reaches it. */
+enum { GRANTED = 1, GRANTING = 2 };
+
 /* After step 2 or a popped waiter's step 3: pt_grant is on its way. */
 static void await_granted(struct pt_waiter *w)
 {
     unsigned spins = 0;
-    while (!atomic_load_explicit(&w->granted, memory_order_acquire))
+    while (atomic_load_explicit(&w->granted, memory_order_acquire) != GRANTED)
         pt_spin_pause(&spins);
 }
 
@@ -93,6 +99,7 @@ int pt_wait(_Atomic unsigned *word, unsigned bit, struct pt_queue *q, struct pt_
         do
             cfa_park_for(reason);
         while (!atomic_load_explicit(&w->granted, memory_order_acquire));
+        await_granted(w); /* GRANTING: the waker is a few instructions away */
         return 0;
     } else {
         granted = cfa_park_deadline_ns(&w->park, deadline) == CFA_PARK_WOKEN;
@@ -115,7 +122,7 @@ void pt_grant(struct pt_waiter *w)
 {
     struct cfa_thread *t = w->thread;
     if (!t) {
-        atomic_store_explicit(&w->granted, 1, memory_order_release);
+        atomic_store_explicit(&w->granted, GRANTED, memory_order_release);
         /* w may be gone already: a stray wake of whatever futex uses that
          * address later is harmless, futex waits loop. */
         futex(&w->granted, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL);
@@ -123,12 +130,15 @@ void pt_grant(struct pt_waiter *w)
         /* false: the timeout won, and the waiter waits for `granted`;
          * true: it returns from its park and waits for `granted` too. */
         cfa_unpark_timed(&w->park);
-        atomic_store_explicit(&w->granted, 1, memory_order_release);
+        atomic_store_explicit(&w->granted, GRANTED, memory_order_release);
     } else {
-        /* The waiter parks once whatever it sees (pt_wait), so it cannot
-         * leave before this unpark. */
-        atomic_store_explicit(&w->granted, 1, memory_order_release);
+        /* Unpark, then the last touch of the record: a waiter awake early
+         * (a stray permit) sees GRANTING and waits for it. */
+        atomic_store_explicit(&w->granted, GRANTING, memory_order_release);
+        if (cfa_test_hook)
+            cfa_test_hook(CFA_STEP_WAKE_CLAIMED);
         cfa_unpark(t);
+        atomic_store_explicit(&w->granted, GRANTED, memory_order_release);
     }
 }
 

@@ -24,10 +24,12 @@
  *   2. a waker, under the queue lock, takes the record off the queue
  *      (pt_pop marks it `popped`) and sets up what the waiter is being
  *      given (the mutex, a read lock, ...); once it has let the queue lock
- *      go, it calls pt_grant, whose last touch of the record sets
- *      `granted`. So the waiter returns only after the waker is done with
- *      the object too: the waiter may destroy it at once (POSIX allows
- *      that for a semaphore or a barrier, or a mutex just unlocked);
+ *      go, it calls pt_grant, which unparks a user thread and then, its
+ *      last touch of the record, sets `granted`. So the waiter returns
+ *      only after the waker is done with the object and with the waiting
+ *      thread too: the waiter may destroy the object at once (POSIX allows
+ *      that for a semaphore or a barrier, or a mutex just unlocked), and
+ *      its thread may end;
  *   3. a waiter whose deadline passes takes the queue lock: if its record
  *      is still queued it removes it and fails with ETIMEDOUT; if it was
  *      popped, it waits for `granted` and succeeds.
@@ -70,7 +72,7 @@ struct pt_waiter {
     struct cfa_qlink      link;     /* in the object's queue, or in a list being granted */
     struct cfa_thread    *thread;   /* NULL: a kernel thread, waits on `granted` */
     uintptr_t             id;       /* pt_self() of the waiter */
-    _Atomic int           granted;  /* set by the waker, under the queue lock */
+    _Atomic int           granted;  /* set by the waker (pt_grant) */
     int                   want;     /* what it waits for (the object decides) */
     bool                  timed;    /* a user thread's wait with a deadline */
     bool                  popped;   /* taken off the queue by a waker (queue lock) */

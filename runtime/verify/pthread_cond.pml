@@ -22,9 +22,11 @@
  * signallers add one item each under the mutex and signal or broadcast,
  * inside the mutex section or after it (POSIX allows both).
  *
- * Checked: mutual exclusion (assert), and that every thread ends: a
- * waiter left asleep with its item available (a lost wake-up) is an
- * invalid end state, which SPIN reports.
+ * Checked: mutual exclusion (assert), that a waiter never leaves its
+ * wait while a waker is still in pt_grant for it (assert: the waiter's
+ * thread may end there), and that every thread ends: a waiter left asleep
+ * with its item available (a lost wake-up) is an invalid end state, which
+ * SPIN reports.
  *
  * Memory: SPIN interleaves whole statements (sequential consistency). The
  * C code gets the orders the protocol needs from the mutex's
@@ -33,8 +35,11 @@
  *
  * Parameters (spin -D...): NK kernel-thread waiters, NU user-thread
  * waiters (NW = NK + NU <= 3), SIGNALLERS (1-2), BROADCAST (0/1),
- * OUTSIDE (1: signal after the mutex section). BUGGY lets the mutex go
- * before queueing (W2 before W1): SPIN must find the lost wake-up.
+ * OUTSIDE (1: signal after the mutex section), STRAY (a stray permit
+ * for the first user-thread waiter). BUGGY lets the mutex go before
+ * queueing (W2 before W1): SPIN must find the lost wake-up. GRANT_EARLY
+ * stores GRANTED before the unpark: SPIN must find the waiter leaving
+ * while its waker still reaches it.
  */
 #ifndef NK
 #define NK 1
@@ -63,7 +68,10 @@ byte mq[NT]; byte mq_len;
 bool c_qlock;
 byte cq[NT]; byte cq_len;
 /* per thread: its waiter record and its wake-up means */
-bool granted[NT];
+#define GRANTED  1
+#define GRANTING 2      /* pt_grant is unparking the user thread */
+byte granted[NT];       /* 0, GRANTING, GRANTED */
+bool touching[NT];      /* a waker is in pt_grant for the thread's record */
 bool permit[NT];        /* a user thread's park permit */
 bool futex_asleep[NT];  /* a kernel thread asleep in FUTEX_WAIT on granted */
 bool is_kernel[NT];
@@ -99,16 +107,27 @@ inline Q##_pop(w)                                                           \
 FIFO(mq)
 FIFO(cq)
 
-/* pt_grant */
+/* pt_grant: its last touch of a user thread's record (and of the
+ * thread) is the store of GRANTED. GRANT_EARLY stores it before the
+ * unpark, as a broken pt_grant would: with a stray permit, the waiter
+ * returns while the waker still reaches it. */
 inline grant(w)
 {
     if
     :: is_kernel[w] ->
-        granted[w] = true;
-        futex_asleep[w] = false            /* FUTEX_WAKE */
+        granted[w] = GRANTED;
+        futex_asleep[w] = false            /* FUTEX_WAKE: any address will do */
     :: else ->
-        granted[w] = true;
-        permit[w] = true                   /* cfa_unpark */
+        touching[w] = true;
+#ifdef GRANT_EARLY
+        granted[w] = GRANTED;
+        permit[w] = true;                  /* cfa_unpark */
+        touching[w] = false
+#else
+        granted[w] = GRANTING;
+        permit[w] = true;                  /* cfa_unpark */
+        atomic { granted[w] = GRANTED; touching[w] = false }
+#endif
     fi
 }
 
@@ -136,13 +155,15 @@ inline wait_granted(l)
            :: granted[me] -> break
            :: else -> skip
            fi
-        od
-    fi
+        od;
+        granted[me] == GRANTED             /* await_granted */
+    fi;
+    assert(!touching[me])                  /* the waiter may end here */
 }
 
 inline mutex_lock()
 {
-    granted[me] = false;                   /* pt_waiter_init */
+    granted[me] = 0;                       /* pt_waiter_init */
     if
     :: atomic { !m_locked && !m_waiters && !m_qlock -> m_locked = true }
     :: else ->
@@ -181,7 +202,7 @@ inline mutex_unlock()
 
 inline cond_wait()
 {
-    granted[me] = false;                   /* pt_waiter_init */
+    granted[me] = 0;                       /* pt_waiter_init */
     qlock(c_qlock);
 #ifdef BUGGY
     mutex_unlock();                        /* W2 before W1 */
@@ -255,10 +276,22 @@ proctype Signaller(byte me)
     od
 }
 
+#ifdef STRAY
+/* Anyone may unpark a thread: a stray permit for the first user-thread
+ * waiter, at any moment. */
+proctype Stray()
+{
+    permit[NK] = true
+}
+#endif
+
 init
 {
     byte i;
     atomic {
+#ifdef STRAY
+        run Stray();
+#endif
         i = 0;
         do
         :: i < NK -> is_kernel[i] = true; i++

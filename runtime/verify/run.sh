@@ -4,7 +4,8 @@
 # (idle_sleep.pml; -DBUGGY: no pass-on, step I5, must be caught) and the
 # pthread condition variable and mutex on user and kernel threads
 # (pthread_cond.pml; -DBUGGY: the waiter lets the mutex go before it is
-# queued, must be caught) and the resizing lock's asymmetric readers
+# queued, -DGRANT_EARLY: the waker lets the record go before its unpark;
+# both must be caught) and the resizing lock's asymmetric readers
 # (resize_lock.pml; -DBUGGY: the writer does not wait for reader flags,
 # must be caught) and fork-join's spawn against a worker going to sleep
 # and a processor going idle (forkjoin_sleep.pml; -DBUGGY: the idle
@@ -42,7 +43,9 @@ configs=(
   "pthread_cond|1 kernel-thread and 1 user-thread waiter, 2 signallers|pass|-DNK=1 -DNU=1 -DSIGNALLERS=2"
   "pthread_cond|2 user-thread waiters, 2 broadcasters|pass|-DNK=0 -DNU=2 -DSIGNALLERS=2 -DBROADCAST=1"
   "pthread_cond|1 kernel-thread and 1 user-thread waiter, signal after unlock|pass|-DNK=1 -DNU=1 -DOUTSIDE=1"
+  "pthread_cond|1 kernel-thread and 1 user-thread waiter with a stray permit, 2 signallers|pass|-DSTRAY -DNK=1 -DNU=1 -DSIGNALLERS=2"
   "pthread_cond|broken protocol (unlock before queueing), 2 kernel-thread waiters|violation|-DBUGGY -DNK=2 -DNU=0"
+  "pthread_cond|broken grant (GRANTED before the unpark), 1 user-thread waiter with a stray permit|violation|-DGRANT_EARLY -DSTRAY -DNK=0 -DNU=1"
   "resize_lock|3 readers x 2 sections, 2 writers|pass|-DNR=3 -DNW=2 -DROUNDS=2"
   "resize_lock|broken protocol (writer does not wait for readers), 2 readers, 1 writer|violation|-DBUGGY -DNR=2 -DNW=1 -DROUNDS=1"
   "forkjoin_sleep|2 spawners x 1 task, 2 workers, 2 processors|pass|-DNS=2 -DNW=2 -DNP=2 -DTASKS=1"

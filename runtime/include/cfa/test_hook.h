@@ -3,7 +3,9 @@
  * The runtime calls cfa_test_hook(step) at each step of the idle-sleep /
  * wake-up protocol (docs/scheduler.md, "Idle sleep") and at the step of
  * pthread_cond_wait between letting the mutex go and blocking
- * (runtime/src/pthread_cond.c), and in ThreadSanitizer builds at every
+ * (runtime/src/pthread_cond.c), at a waker's step between taking on a
+ * parked thread's wake-up and unparking it (monitors, fork-join groups,
+ * pthread objects), and in ThreadSanitizer builds at every
  * context switch and around the creation and destruction of a context's
  * TSan fiber (runtime/src/context.h), if the program defines the function; it is
  * a weak reference, NULL otherwise, so a program that does not define it
@@ -40,6 +42,8 @@ enum cfa_test_step {
     CFA_STEP_JOINERS_TAKEN, /* a halted thread's joiners were taken, HALTED stored; about to release them */
     CFA_STEP_JOIN_QUEUED,   /* a joiner queued on a running thread; about to wait for its release */
     CFA_STEP_SLEEPING,      /* committed to sleep (SLEEP), the deadlock check done; about to block */
+    CFA_STEP_WAKE_CLAIMED,  /* a monitor hand-off, a fork-join group's last task or a pthread object's
+                               grant took on waking a parked thread; about to unpark it */
 };
 
 void cfa_test_hook(enum cfa_test_step step) __attribute__((weak));
