@@ -6,7 +6,9 @@
  * suite's output line. Invariant: a measurement prints exactly one
  * "RESULT <number>" (or "RESULT dnf") as its last stdout line, then the
  * process exits at once with _exit: threads still blocked at the end of
- * a timed run are not drained (the count was read at the deadline). */
+ * a timed run are not drained (the count was read at the deadline). With
+ * CFA_STATS=1 it leaves through exit() instead, so the runtime prints its
+ * counters (docs/configuration.md). */
 #ifndef BENCH_SCHED_CFA_COMMON_H
 #define BENCH_SCHED_CFA_COMMON_H
 #include <stdint.h>
@@ -71,15 +73,21 @@ static inline uint64_t bench_rand(uint64_t *s) { /* xorshift64*; *s != 0 */
     return *s * 2685821657736338717ull;
 }
 
+static inline void bench_exit(void) {
+    fflush(stdout);
+    const char *stats = getenv("CFA_STATS");
+    if (stats && strcmp(stats, "0") != 0)
+        exit(0);
+    _exit(0);
+}
+
 static inline void bench_result(double value) {
     printf("RESULT %.6g\n", value);
-    fflush(stdout);
-    _exit(0);
+    bench_exit();
 }
 
 static inline void bench_dnf(void) {
     printf("RESULT dnf\n");
-    fflush(stdout);
-    _exit(0);
+    bench_exit();
 }
 #endif
