@@ -45,7 +45,8 @@ static void check_membership(struct idle_list *l, struct idle_sleeper *s)
         cfa_assert("idle stack links agree", it->next == NULL || it->next->prev == it);
         found |= it == s;
     }
-    cfa_assert("a processor is on the idle stack exactly while listed", found == s->listed);
+    cfa_assert("a processor is on the idle stack exactly while listed",
+               found == atomic_load_explicit(&s->listed, memory_order_relaxed));
 #endif
 }
 
@@ -55,7 +56,7 @@ void idle_sleeper_init(struct idle_sleeper *s)
     if (s->fd < 0)
         cfa_fatal("cannot create a processor's eventfd: %s", strerror(errno));
     atomic_store(&s->state, IDLE_AWAKE);
-    s->listed = false;
+    atomic_store_explicit(&s->listed, false, memory_order_relaxed);
     s->prev = s->next = NULL;
     atomic_store_explicit(&s->spin_tsc, IDLE_SPIN_TSC, memory_order_relaxed);
     s->spin_misses = 0;
@@ -82,7 +83,8 @@ bool idle_try_register(struct idle_list *l, struct idle_sleeper *s)
     }
     STAT_ADD(l->registrations, 1);
     check_membership(l, s);
-    cfa_assert("a processor is on its cluster's idle stack at most once", !s->listed);
+    cfa_assert("a processor is on its cluster's idle stack at most once",
+               !atomic_load_explicit(&s->listed, memory_order_relaxed));
     cfa_assert("idle benaphore: a processor registers only while awake or searching",
                atomic_load_explicit(&s->state, memory_order_relaxed) != IDLE_SLEEP);
     atomic_store_explicit(&s->state, IDLE_SEARCH, memory_order_relaxed);
@@ -91,7 +93,7 @@ bool idle_try_register(struct idle_list *l, struct idle_sleeper *s)
     if (l->head)
         l->head->prev = s;
     l->head = s;
-    s->listed = true;
+    atomic_store_explicit(&s->listed, true, memory_order_relaxed);
     atomic_store_explicit(&l->first, s, memory_order_seq_cst);
     spin_unlock(&l->lock);
     /* The registration must be visible before the search reads any lane. */
@@ -103,14 +105,14 @@ void idle_unregister(struct idle_list *l, struct idle_sleeper *s)
 {
     spin_lock(&l->lock);
     check_membership(l, s);
-    if (s->listed) {
+    if (atomic_load_explicit(&s->listed, memory_order_relaxed)) {
         if (s->prev)
             s->prev->next = s->next;
         else
             l->head = s->next;
         if (s->next)
             s->next->prev = s->prev;
-        s->listed = false;
+        atomic_store_explicit(&s->listed, false, memory_order_relaxed);
         /* A notifier may have taken `first` (to wake us or the old top);
          * the processor leaving the list republishes the current top. */
         atomic_store_explicit(&l->first, l->head, memory_order_release);
@@ -122,7 +124,8 @@ bool idle_sleep(struct idle_list *l, struct cfa_processor_state *p)
 {
     struct idle_sleeper *s = &p->sleeper;
     int searching = IDLE_SEARCH;
-    cfa_assert("idle benaphore: only a listed processor commits to sleep", s->listed);
+    cfa_assert("idle benaphore: only a listed processor commits to sleep",
+               atomic_load_explicit(&s->listed, memory_order_relaxed));
     if (!atomic_compare_exchange_strong(&s->state, &searching, IDLE_SLEEP)) {
         cfa_assert("idle benaphore: SEARCH leaves only for SLEEP or AWAKE", searching == IDLE_AWAKE);
         return false; /* notified during the search (AWAKE stays): no system call on either side */
@@ -204,8 +207,9 @@ struct cfa_thread *idle_search_then_sleep(struct cfa_processor_state *p, bool *b
         return NULL;
     }
     IDLE_TEST_HOOK(CFA_STEP_REGISTERED);
-    struct cfa_thread *t = ready_pop_exhaustive(p); /* I2 */
-    if (!t && !atomic_load(&p->terminate)) {
+    bool left;
+    struct cfa_thread *t = ready_pop_exhaustive(p, &left); /* I2 */
+    if (!t && !left && !atomic_load(&p->terminate)) {
         forkjoin_idle(p->cluster); /* a task waiting for a worker: wakes one, which notifies p */
         IDLE_TEST_HOOK(CFA_STEP_SEARCHED);
         unsigned spin = atomic_load_explicit(&p->sleeper.spin_tsc, memory_order_relaxed);

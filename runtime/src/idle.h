@@ -67,7 +67,8 @@ enum idle_state { IDLE_SEARCH, IDLE_SLEEP, IDLE_AWAKE };
 struct idle_sleeper {
     int                  fd;      /* eventfd */
     _Atomic int          state;   /* enum idle_state */
-    bool                 listed;  /* on the stack; guarded by the list lock */
+    _Atomic bool         listed;  /* on the stack; written under the list lock, read by
+                                     other processors' searches (ready_pop_exhaustive) */
     struct idle_sleeper *prev, *next;
     /* The spin before sleeping (idle.c, spin_outcome): its length in TSC
      * cycles (atomic: CFA_STATS reads it while the processor runs) and

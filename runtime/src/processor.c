@@ -403,7 +403,7 @@ bool processor_fork_child(struct cfa_processor_state *s, bool forking)
     s->stack_cached = 0;
     s->altstack = NULL;
     s->signalable = false;
-    s->sleeper.listed = false;
+    atomic_store_explicit(&s->sleeper.listed, false, memory_order_relaxed);
     /* Runs nothing until it restarts: asleep, for the deadlock check. */
     atomic_store(&s->sleeper.state, IDLE_SLEEP);
     atomic_store(&s->up, STEP_WAITING);

@@ -44,9 +44,24 @@ enum {
     CACHE_REDRAWS = 2,          /* docs/scheduler.md#tunables */
     EMA_SHIFT = 3,              /* docs/scheduler.md#tunables */
     STEAL_TRIES = 8,            /* docs/scheduler.md#tunables */
-    STEAL_GRACE_TSC = 8192,     /* docs/scheduler.md#tunables */
 };
 #define NO_TARGET UINT32_MAX
+
+/* The steal grace in TSC cycles: docs/scheduler.md#tunables. A variable
+ * only so that a test can stretch it (cfa_test_steal_grace) while the
+ * processors read it: relaxed, a plain load. */
+enum { STEAL_GRACE_TSC = 8192 };
+static _Atomic uint64_t steal_grace_tsc = STEAL_GRACE_TSC;
+
+static inline uint64_t steal_grace(void)
+{
+    return atomic_load_explicit(&steal_grace_tsc, memory_order_relaxed);
+}
+
+void cfa_test_steal_grace(unsigned long long tsc)
+{
+    atomic_store_explicit(&steal_grace_tsc, tsc ? tsc : STEAL_GRACE_TSC, memory_order_relaxed);
+}
 
 static inline uint64_t next_random(struct ready_local *me)
 {
@@ -162,11 +177,11 @@ static inline uint64_t expected_wait(struct ready_queue *q, unsigned i, uint64_t
 #endif
 
 /* Whether lane i's head may be taken by another processor: made ready at
- * least STEAL_GRACE_TSC ago. */
+ * least the steal grace ago. */
 static inline bool past_grace(struct ready_queue *q, unsigned i, uint64_t now)
 {
     uint64_t stamp = atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed);
-    return stamp && now - stamp >= STEAL_GRACE_TSC && now > stamp;
+    return stamp && now - stamp >= steal_grace() && now > stamp;
 }
 
 /* ---- processors' positions --------------------------------------------- */
@@ -506,7 +521,20 @@ bool ready_yield_alone(struct cfa_processor_state *p)
     return alone;
 }
 
-struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
+/* Whether the idle search leaves lane i's head (lane locked) to the lane's
+ * owner: inside the steal grace while the owner is not on the idle list.
+ * Taking it would move a thread its busy owner runs in a moment; a
+ * hand-off chain on one processor would bounce between it and an idle
+ * one. */
+static inline bool left_to_owner(struct ready_queue *q, unsigned i, const struct lane *l, uint64_t now)
+{
+    unsigned owner = i / SHARD_FACTOR;
+    return l->head_stamp && (now <= l->head_stamp || now - l->head_stamp < steal_grace()) &&
+           owner < q->nreaders &&
+           !atomic_load_explicit(&q->readers[owner]->sleeper.listed, memory_order_relaxed);
+}
+
+struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p, bool *left)
 {
     struct ready_queue *q = &p->cluster->state->ready;
     struct ready_local *me = &p->rq;
@@ -514,12 +542,16 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
     ready_enter(p);
     uint64_t now = now_tsc();
     unsigned start = lane_base(me);
+    *left = false;
     for (unsigned k = 0; k < q->count && !t; k++) {
         unsigned i = (start + k) % q->count;
         struct lane *l = &q->lanes[i];
         spin_lock(&l->lock); /* not a try-lock: the search must be exhaustive */
         lane_held(l);
-        t = lane_take_head(l, now);
+        if (k >= SHARD_FACTOR && left_to_owner(q, i, l, now))
+            *left = true;
+        else
+            t = lane_take_head(l, now);
         hint_store(q, i, l);
         lane_releasing(l);
         spin_unlock(&l->lock);
@@ -528,6 +560,8 @@ struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p)
     }
     if (t)
         STAT_ADD(me->stats.pop_searched, 1);
+    else if (*left)
+        STAT_ADD(me->stats.search_left, 1);
     ready_leave(p);
     return t;
 }
@@ -676,6 +710,7 @@ static void stats_add(struct ready_stats *to, const struct ready_stats *from)
     to->pop_helped += from->pop_helped;
     to->pop_stolen += from->pop_stolen;
     to->pop_searched += from->pop_searched;
+    to->search_left += from->search_left;
     to->help_declined += from->help_declined;
     to->notify_held += from->notify_held;
     to->os_yields += from->os_yields;
@@ -742,8 +777,8 @@ uint64_t ready_queue_grace_ends(struct cfa_processor_state *p, uint64_t now)
         if (i - base < SHARD_FACTOR)
             continue;
         uint64_t stamp = atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed);
-        if (stamp && !past_grace(q, i, now) && (ends == 0 || stamp + STEAL_GRACE_TSC < ends))
-            ends = stamp + STEAL_GRACE_TSC;
+        if (stamp && !past_grace(q, i, now) && (ends == 0 || stamp + steal_grace() < ends))
+            ends = stamp + steal_grace();
     }
     return ends;
 }

@@ -92,6 +92,7 @@ struct ready_local {
         _Atomic unsigned long yields_alone; /* yields that found nothing else to run */
         _Atomic unsigned long yield_swaps;  /* yields whose push and pop took one lock (also counted there) */
         _Atomic unsigned long pop_local, pop_helped, pop_stolen, pop_searched;
+        _Atomic unsigned long search_left;  /* idle searches that left a thread in its grace to its owner */
         _Atomic unsigned long help_declined;
         _Atomic unsigned long notify_held;  /* held pushes released without a notification */
         _Atomic unsigned long os_yields;    /* sched_yield calls (processor.c: OS turns) */
@@ -162,8 +163,11 @@ struct cfa_thread *ready_yield_swap(struct cfa_processor_state *p, struct cfa_th
 bool ready_yield_alone(struct cfa_processor_state *p);
 
 /* Looks at every lane, waiting for each lane's lock: the search an idle
- * processor does after registering as idle (see idle.h). */
-struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p);
+ * processor does after registering as idle (see idle.h). The head of
+ * another processor's lane still inside the steal grace is not taken but
+ * sets *left: the caller must not sleep then (the thread is there), and
+ * looks again, by then past the grace or run by its owner. */
+struct cfa_thread *ready_pop_exhaustive(struct cfa_processor_state *p, bool *left);
 
 /* Resizing: add p to, or remove it from, its cluster's processors. Threads
  * in p's lanes move to the remaining lanes. */

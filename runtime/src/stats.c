@@ -35,12 +35,12 @@ static void print_cluster(const char *name, struct cfa_cluster_state *cs)
     fprintf(stderr,
             "cfa stats: cluster %s: processors %u, lanes %u\n"
             "cfa stats:   push: local %lu, remote %lu, external %lu; run next %lu; yields alone %lu, yield swaps %lu\n"
-            "cfa stats:   pop:  local %lu, helped %lu, stolen %lu, idle search %lu (help declined %lu)\n"
+            "cfa stats:   pop:  local %lu, helped %lu, stolen %lu, idle search %lu, left in grace %lu (help declined %lu)\n"
             "cfa stats:   idle: sleeps %lu, notifications %lu, eventfd writes %lu; wake-ups held %lu, os yields %lu, TSC reads %lu; "
             "idle list registrations %lu, found busy %lu; spins found work %lu, found none %lu, "
             "spin now %u-%u TSC\n",
             name, atomic_load(&cs->nprocs), cs->ready.count, s.push_local, s.push_remote,
-            s.push_external, s.run_next, s.yields_alone, s.yield_swaps, s.pop_local, s.pop_helped, s.pop_stolen, s.pop_searched, s.help_declined,
+            s.push_external, s.run_next, s.yields_alone, s.yield_swaps, s.pop_local, s.pop_helped, s.pop_stolen, s.pop_searched, s.search_left, s.help_declined,
             atomic_load(&cs->idle.sleeps), atomic_load(&cs->idle.wakeups),
             atomic_load(&cs->idle.notify_syscalls), s.notify_held, s.os_yields, s.clock_reads, atomic_load(&cs->idle.registrations),
             atomic_load(&cs->idle.register_busy), atomic_load(&cs->idle.spins_found),

@@ -61,6 +61,7 @@
 #define AWAKE  2
 
 byte lane[NP];          /* threads in each lane (one lane per processor here) */
+bool listed[NP];        /* on the idle stack (idle_sleeper.listed) */
 byte first = NONE;      /* idle_list.first */
 byte stk[NP];           /* idle_list: the stack of idle processors, stk[nstk-1] on top */
 byte nstk = 0;
@@ -214,11 +215,14 @@ idle:
 
     /* I1 idle_try_register: state := SEARCH, push on the stack, first := me
      * (then a full fence) */
-    atomic { state[me] = SEARCH; stk[nstk] = me; nstk++; first = me };
+    atomic { state[me] = SEARCH; stk[nstk] = me; nstk++; listed[me] = true; first = me };
 
-    /* I2 ready_pop_exhaustive: every lane, each under its lock */
+    /* I2 ready_pop_exhaustive: every lane, each under its lock; another
+     * processor's head inside the steal grace, its owner busy, may be left
+     * to it, and then the processor does not sleep (it looks again) */
     do
     :: atomic { i < NP && lane[i] > 0 -> lane[i]--; got = true; i = 0; goto unregister }
+    :: atomic { i < NP && i != me && lane[i] > 0 && !listed[i] -> i = 0; goto unregister }
     :: atomic { i < NP && lane[i] == 0 -> i++ }
     :: atomic { i == NP -> i = 0; break }
     od;
@@ -257,6 +261,7 @@ unregister:
         od;
         nstk--;
         stk[nstk] = 0;
+        listed[me] = false;
         first = (nstk > 0 -> stk[nstk - 1] : NONE);
         i = 0
     };

@@ -26,7 +26,7 @@
 // RUN: env CFA_STATS=0 %timeout %t 1 run 2>&1 | FileCheck %s --check-prefix=OFF
 // CHECK: cfa stats: cluster main: processors 1, lanes 2
 // CHECK-NEXT: cfa stats:   push: local {{[0-9]+}}, remote {{[0-9]+}}, external {{[0-9]+}}; run next {{[0-9]+}}; yields alone {{[0-9]+}}, yield swaps {{[0-9]+}}
-// CHECK-NEXT: cfa stats:   pop:  local {{[0-9]+}}, helped {{[0-9]+}}, stolen {{[0-9]+}}, idle search {{[0-9]+}} (help declined {{[0-9]+}})
+// CHECK-NEXT: cfa stats:   pop:  local {{[0-9]+}}, helped {{[0-9]+}}, stolen {{[0-9]+}}, idle search {{[0-9]+}}, left in grace {{[0-9]+}} (help declined {{[0-9]+}})
 // CHECK-NEXT: cfa stats:   idle: sleeps {{[0-9]+}}, notifications {{[0-9]+}}, eventfd writes {{[0-9]+}}; wake-ups held {{[0-9]+}}, os yields {{[0-9]+}}, TSC reads {{[0-9]+}}
 // VERIFY: counters agree with the 50000 yields, 55 starts and {{[0-9]+}} wake-ups performed
 // OFF: yields 50000

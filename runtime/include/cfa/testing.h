@@ -35,6 +35,12 @@ void cfa_test_resize_symmetric(void);
  * on how fast this machine decides. */
 void cfa_test_decision_clock(bool sampled);
 
+/* Sets the steal grace (runtime/src/ready_queue.c: a thread made ready
+ * less than this many TSC cycles ago is left to its processor), 0 for the
+ * default, so a test can hold a thread inside it for as long as it needs.
+ * Call while no other processor is stealing. */
+void cfa_test_steal_grace(unsigned long long tsc);
+
 #ifdef __cplusplus
 }
 #endif
