@@ -68,7 +68,17 @@ static void end_round(const char *what) {
     CHECK(atomic_load(&returned), "%s: the waiter never returned", what);
 }
 
-/* --- a monitor's entry hand-off (wake_all) --- */
+/* Starts `other` running `main`, as the round's waiter, and arms the
+ * window once it is blocked. */
+static void block_other(cfa_main_fn main, const char *name) {
+    cfa_thread_start(&other, main, NULL, name, 0);
+    waiter = &other;
+    wait_until_blocked(&other);
+    atomic_store(&armed, 1);
+}
+
+/* --- a monitor's entry hand-off (wake_all), and waitfor's to a caller
+ * already waiting --- */
 static struct cfa_monitor mon; /* all-zero: free */
 static void enter(void) {
     MUTEX_CALL(enter, &mon);
@@ -77,25 +87,12 @@ static void enter(void) {
 static void enter_main(void *arg) { (void)arg; enter(); }
 static void hold_until_queued(void) {
     MUTEX_CALL(hold_until_queued, &mon);
-    cfa_thread_start(&other, enter_main, NULL, "Enterer", 0);
-    waiter = &other;
-    wait_until_blocked(&other);
-    atomic_store(&armed, 1); /* the leave below hands the monitor over */
+    block_other(enter_main, "Enterer"); /* the leave below hands the monitor over */
 }
-
-/* --- waitfor's hand-off to a caller already waiting --- */
-static void call(void) {
-    MUTEX_CALL(call, &mon);
-    atomic_store(&returned, 1);
-}
-static void call_main(void *arg) { (void)arg; call(); }
 static void accept_queued_call(void) {
     MUTEX_CALL(accept_queued_call, &mon);
-    cfa_thread_start(&other, call_main, NULL, "Caller", 0);
-    waiter = &other;
-    wait_until_blocked(&other);
-    atomic_store(&armed, 1);
-    struct cfa_waitfor_clause c[] = { WAITFOR_CLAUSE(call, &mon) };
+    block_other(enter_main, "Caller");
+    struct cfa_waitfor_clause c[] = { WAITFOR_CLAUSE(enter, &mon) };
     CHECK_EQ(cfa_waitfor(c, 1, -1, false), 0);
 }
 
@@ -151,10 +148,7 @@ int main(int argc, char **argv) {
         start_round();
         start_pest();
         CHECK_EQ(pthread_mutex_lock(&pmutex), 0);
-        cfa_thread_start(&other, lock_main, NULL, "Locker", 0);
-        waiter = &other;
-        wait_until_blocked(&other);
-        atomic_store(&armed, 1);
+        block_other(lock_main, "Locker");
         CHECK_EQ(pthread_mutex_unlock(&pmutex), 0);
         cfa_thread_destroy(&other);
         end_round("pthread mutex");
