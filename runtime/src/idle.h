@@ -14,7 +14,10 @@
  * idle_notify, called by ready_push (ready_queue.c) after N1:
  *   idle processor  I1 register: SEARCH, push on the stack, publish `first`,
  *                      full fence;
- *                   I2 search every lane, taking each lane's lock;
+ *                   I2 search every lane, taking each lane's lock; the
+ *                      head of a lane of a processor that is not listed,
+ *                      inside its steal grace, is left to that processor,
+ *                      and then I3 is skipped (the thread was seen);
  *                   I3 commit SEARCH -> SLEEP (unless notified: AWAKE) and
  *                      block (io_sleep);
  *                   I4 unregister: off the stack, `first` := the new top;
