@@ -76,9 +76,9 @@ int main(int argc, char **argv) {
     struct extra_procs procs;
     procs_start(&procs, 2);
     for (long r = 0; r < rounds; r++) {
-        atomic_store(&armed, 0); atomic_store(&held, 0); atomic_store(&pushed, 0);
-        atomic_store(&searched, 0); atomic_store(&slept, 0); atomic_store(&holding, 0);
-        atomic_store(&ran, 0);
+        _Atomic int *flags[] = { &armed, &held, &pushed, &searched, &slept, &holding, &ran };
+        for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+            atomic_store(flags[i], 0);
         cfa_thread_start(&target, target_main, NULL, "Target", 0);
         wait_until_blocked(&target);
         /* The processor that does not run the spinner goes idle after this
