@@ -15,6 +15,7 @@ output kept in logs/. Neither stops the other runs.
 import argparse
 import csv
 import os
+import random
 import re
 import signal
 import statistics
@@ -134,13 +135,35 @@ def run_once(c, seconds, logdir, tag):
     return "error", []
 
 
+def round_order(configs, rng):
+    """configs in the order of one round: each run of consecutive
+    configurations of one benchmark at one processor count (its runtimes
+    and variants) is shuffled by rng, so that a runtime does not always
+    run right after the same one. In a
+    fixed order the state one program leaves the machine in (clock
+    frequency, caches, memory the kernel is still reclaiming) moved the
+    next one's results by about 1%, the same way at every round."""
+    out, group = [], []
+    key = lambda c: (c["suite"], c["benchmark"], c["procs"])
+    shuffle = rng.shuffle
+    for c in configs + [None]:
+        if group and (c is None or key(c) != key(group[0])):
+            shuffle(group)
+            out += group
+            group = []
+        if c is not None:
+            group.append(c)
+    return out
+
+
 def run_all(args, configs):
     raw = []
     total = len(configs) * args.runs
     start = time.time()
     k = 0
+    rng = random.Random(0)  # the same orders in every invocation
     for r in range(1, args.runs + 1):
-        for c in configs:
+        for c in round_order(configs, rng):
             k += 1
             tag = "%s-%s-%s-%s-p%d-run%d" % (c["suite"], c["benchmark"], c["variant"], c["runtime"], c["procs"], r)
             v, extra = run_once(c, args.seconds, os.path.join(args.out, "logs"), tag)
