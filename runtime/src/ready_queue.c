@@ -251,6 +251,24 @@ static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
     return target;
 }
 
+/* The floor's exception: by their history (the lanes' average waits, not
+ * their heads' ages), target's threads wait longer than the steal grace
+ * and HELP_BIAS times longer than the helper's own. A vCPU stall ages
+ * heads, not histories; a lane whose threads keep queueing while the
+ * helper's do not is a standing imbalance (a processor with many threads
+ * beside one with few), helped at once (docs/scheduler.md, "Pop", step 1).
+ * Two busy processors, whatever their waits, are level by this measure. */
+static inline bool habitually_waits(struct ready_queue *q, struct ready_local *me, unsigned target)
+{
+    uint64_t theirs = atomic_load_explicit(&q->hints[target].avg_wait, memory_order_relaxed);
+    if (theirs <= steal_grace())
+        return false;
+    for (unsigned s = 0; s < SHARD_FACTOR; s++)
+        if (atomic_load_explicit(&q->hints[lane_base(me) + s].avg_wait, memory_order_relaxed) * HELP_BIAS >= steal_grace())
+            return false;
+    return true;
+}
+
 static bool worth_helping(struct ready_queue *q, struct ready_local *me, unsigned target, uint64_t now)
 {
     unsigned base = lane_base(me);
@@ -265,7 +283,29 @@ static bool worth_helping(struct ready_queue *q, struct ready_local *me, unsigne
         if (w > ours)
             ours = w;
     }
-    return theirs > HELP_FLOOR_TSC && theirs > ours * HELP_BIAS;
+    if (theirs <= ours * HELP_BIAS)
+        return false;
+    return theirs > HELP_FLOOR_TSC || habitually_waits(q, me, target);
+}
+
+/* cfa/testing.h: worth_helping on a two-processor queue whose hints say
+ * what the arguments say (ages and averages in TSC cycles; an age of 0:
+ * the lane is empty), from the first processor's side, target a lane of
+ * the second. */
+bool cfa_test_worth_helping(unsigned long long target_age, unsigned long long target_avg,
+                            unsigned long long own_age, unsigned long long own_avg)
+{
+    struct lane_hint hints[2 * SHARD_FACTOR] __attribute__((aligned(HINTS_ALIGN))) = { 0 };
+    struct ready_queue q = { .hints = hints, .count = 2 * SHARD_FACTOR };
+    struct ready_local me = { .index = 0 };
+    uint64_t now = UINT64_C(1) << 50;
+    for (unsigned s = 0; s < SHARD_FACTOR; s++) {
+        atomic_store(&hints[s].stamp, own_age ? now - own_age : 0);
+        atomic_store(&hints[s].avg_wait, own_avg);
+    }
+    atomic_store(&hints[SHARD_FACTOR].stamp, target_age ? now - target_age : 0);
+    atomic_store(&hints[SHARD_FACTOR].avg_wait, target_avg);
+    return worth_helping(&q, &me, SHARD_FACTOR, now);
 }
 #endif
 

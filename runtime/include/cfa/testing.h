@@ -41,6 +41,14 @@ void cfa_test_decision_clock(bool sampled);
  * Call while no other processor is stealing. */
 void cfa_test_steal_grace(unsigned long long tsc);
 
+/* The helping step's decision (runtime/src/ready_queue.c, worth_helping)
+ * between a processor and another's lane, for lanes whose heads have
+ * waited *_age TSC cycles (0: empty) and whose threads waited *_avg on
+ * average: true if the lane would be helped. Builds the state itself; the
+ * program's own queue is not touched. */
+bool cfa_test_worth_helping(unsigned long long target_age, unsigned long long target_avg,
+                            unsigned long long own_age, unsigned long long own_avg);
+
 #ifdef __cplusplus
 }
 #endif
