@@ -139,10 +139,10 @@ def round_order(configs, rng):
     """configs in the order of one round: each run of consecutive
     configurations of one benchmark at one processor count (its runtimes
     and variants) is shuffled by rng, so that a runtime does not always
-    run right after the same one. In a
-    fixed order the state one program leaves the machine in (clock
-    frequency, caches, memory the kernel is still reclaiming) moved the
-    next one's results by about 1%, the same way at every round."""
+    run right after the same one. In a fixed order the state one program
+    leaves the machine in (clock frequency, caches, memory the kernel is
+    still reclaiming) moved the next one's results by about 1%, the same
+    way at every round."""
     out, group = [], []
     key = lambda c: (c["suite"], c["benchmark"], c["procs"])
     shuffle = rng.shuffle

@@ -253,12 +253,13 @@ static unsigned pick_target(struct ready_queue *q, struct ready_local *me)
 
 /* The floor's exception: by their history (the lanes' average waits, not
  * their heads' ages), target's threads wait longer than the steal grace
- * and HELP_BIAS times longer than the helper's own. A vCPU stall ages
- * heads, not histories; a lane whose threads keep queueing while the
- * helper's do not is a standing imbalance (a processor with many threads
- * beside one with few), helped at once (docs/scheduler.md, "Pop", step 1).
- * Two busy processors, whatever their waits, are level by this measure. */
-static inline bool habitually_waits(struct ready_queue *q, struct ready_local *me, unsigned target)
+ * while every one of the helper's own lanes waits less than the grace
+ * divided by HELP_BIAS. A vCPU stall ages heads, not histories; a lane
+ * whose threads keep queueing beside a helper whose threads barely wait
+ * is a standing imbalance (a processor with many threads beside one with
+ * few), helped at once (docs/scheduler.md, "Pop", step 1). Two busy
+ * processors fail the helper's side, whatever their waits. */
+static inline bool habitually_waits(struct ready_queue *q, const struct ready_local *me, unsigned target)
 {
     uint64_t theirs = atomic_load_explicit(&q->hints[target].avg_wait, memory_order_relaxed);
     if (theirs <= steal_grace())

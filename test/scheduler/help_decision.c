@@ -9,8 +9,8 @@
 //     one with few: yield many at 2 processors), is helped under the floor;
 //   - two busy processors are level: neither helps the other;
 //   - nor is a lane whose threads wait less than the grace;
-//   - anything over the floor and the bias is helped, and an empty lane or
-//     the helper's own lanes never are.
+//   - nor is a helper whose own threads wait an eighth of the grace;
+//   - anything over the floor and the bias is helped, an empty lane never.
 // Without the floor's exception the second case is declined.
 //
 // RUN: %cc %s -I%S/../runtime/include -o %t %cfa-link
