@@ -3,11 +3,16 @@
 // grace in the lanes of a processor that is not idle, and does not sleep
 // on it: the owner runs it in a moment, and taking it would move a
 // hand-off chain off its processor (docs/scheduler.md, "Steal grace").
-// Forced: a spinner, busy on one processor, stretches the grace
-// (cfa_test_steal_grace) to about 0.4 s and makes the thread ready there
-// while the test hook holds the other, idle, processor between its
-// registration and its search (CFA_STEP_REGISTERED), then spins on until
-// the grace is half over. The thread must not run before the spinner ends: the search
+// Forced: the test hook holds the idle processor between its
+// registration and its search (CFA_STEP_REGISTERED); then a spinner,
+// started on the busy one, stretches the grace (cfa_test_steal_grace) to
+// about 0.4 s, makes the thread ready there, and spins on until the grace
+// is half over. The spinner starts only once the other processor is held,
+// and every decision reads the TSC (cfa_test_decision_clock): the
+// thread's ready stamp is its waker's processor's last decision
+// (docs/scheduler.md, "Timestamps"), so a spinner that first waited for
+// the other processor to go idle would make it look older by that wait,
+// which a loaded machine can stretch past the grace. The thread must not run before the spinner ends: the search
 // leaves it, and no steal or help may take it inside the grace. Without
 // the rule the search takes it at once and it runs beside the spinner.
 // Each round also checks that the held search, having left it, did not
@@ -58,8 +63,6 @@ static void target_main(void *arg) {
 static void spinner_main(void *arg) {
     (void)arg;
     double until = now_seconds() + 10;
-    while (!atomic_load(&held) && now_seconds() < until) {} /* the other processor idles */
-    CHECK(atomic_load(&held), "no processor went idle");
     cfa_test_steal_grace(GRACE_TSC); /* nobody steals: one processor spins, the other is held */
     unsigned long long pushed_tsc = __rdtsc();
     cfa_unpark(&target);
@@ -74,16 +77,20 @@ static void spinner_main(void *arg) {
 int main(int argc, char **argv) {
     long rounds = 3 * repeat_count(argc, argv);
     struct extra_procs procs;
+    cfa_test_decision_clock(false);
     procs_start(&procs, 2);
     for (long r = 0; r < rounds; r++) {
         _Atomic int *flags[] = { &armed, &held, &pushed, &searched, &slept, &holding, &ran };
         for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
             atomic_store(flags[i], 0);
+        /* The processor that does not run this thread goes idle (woken by
+         * the target's start if it slept) and is held. */
+        atomic_store(&armed, 1);
         cfa_thread_start(&target, target_main, NULL, "Target", 0);
         wait_until_blocked(&target);
-        /* The processor that does not run the spinner goes idle after this
-         * (woken by the spinner's start if it slept), and is held. */
-        atomic_store(&armed, 1);
+        double until = now_seconds() + 10;
+        while (!atomic_load(&held) && now_seconds() < until) cfa_yield();
+        CHECK(atomic_load(&held), "round %ld: no processor went idle", r);
         cfa_thread_start(&spinner, spinner_main, NULL, "Spinner", 0);
         cfa_thread_join(&spinner);
         cfa_thread_join(&target);
