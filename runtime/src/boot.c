@@ -26,6 +26,7 @@
 #include "stack.h"
 #include "io_processor.h"
 #include <cfa/runtime.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -79,6 +80,7 @@ __attribute__((constructor(101))) void runtime_boot(void)
     main_processor.current = &main_thread;
     main_processor.kthread = pthread_self();
     cfa_tls_processor = &main_processor;
+    main_processor.errno_slot = &errno;
     fault_thread_enter(&main_processor);
     registry_processor_signalable(&main_processor, true);
     registry_add_thread(&main_thread);

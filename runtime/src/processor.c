@@ -185,32 +185,52 @@ static inline struct cfa_thread *yield_swap(struct cfa_processor_state *p, struc
 }
 
 enum {
-    CLOCK_SAMPLE = 4,       /* docs/scheduler.md#tunables */
-    CLOCK_FAST_TSC = 512,   /* docs/scheduler.md#tunables */
+    CLOCK_SAMPLE_SHIFT = 4, /* docs/scheduler.md#tunables */
+    CLOCK_LAG_TSC = 2048,   /* docs/scheduler.md#tunables */
 };
 
 /* The decision clock (docs/scheduler.md, "The decision clock"): the TSC
- * at one decision in CLOCK_SAMPLE while decisions come less than
- * CLOCK_FAST_TSC apart on average, at every one otherwise; in between the
- * previous decision's time plus one. Invariant: the estimate is never
- * ahead of the TSC and never goes back (the readings do not, and fewer
- * than CLOCK_SAMPLE steps of one separate two readings). The lag,
- * usually under CLOCK_SAMPLE * CLOCK_FAST_TSC, must stay well under the
- * steal grace (ready_queue.c), which other processors compare it with. */
-static uint64_t clock_fast_tsc = CLOCK_FAST_TSC; /* cfa_test_decision_clock */
+ * at one decision in k, k a power of two up to 1 << CLOCK_SAMPLE_SHIFT,
+ * the most whose time at the mean interval since the previous reading is
+ * within CLOCK_LAG_TSC; in between, the previous decision's time plus
+ * one. Invariant: the estimate is never ahead of the TSC and never goes
+ * back (the readings do not, and fewer than k steps of one separate two
+ * readings). The lag, usually under CLOCK_LAG_TSC, must stay well under
+ * the steal grace (ready_queue.c), which other processors compare it
+ * with. */
+static uint64_t clock_lag_tsc = CLOCK_LAG_TSC; /* cfa_test_decision_clock */
 
 void cfa_test_decision_clock(bool sampled)
 {
-    clock_fast_tsc = sampled ? UINT64_MAX : 0;
+    clock_lag_tsc = sampled ? UINT64_MAX : 0;
+}
+
+/* k for the next readings, after `decisions` took `elapsed` TSC cycles:
+ * the largest power of two up to 1 << CLOCK_SAMPLE_SHIFT with
+ * k * elapsed / decisions <= lag, found without a division (dearer than
+ * the rest of a reading). */
+static inline unsigned clock_countdown(uint64_t elapsed, unsigned decisions, uint64_t lag)
+{
+    uint64_t budget;
+    if (__builtin_mul_overflow(lag, (uint64_t)(decisions ? decisions : 1), &budget))
+        budget = UINT64_MAX;
+    unsigned shift = CLOCK_SAMPLE_SHIFT;
+    while (shift && elapsed > budget >> shift)
+        shift--;
+    return 1u << shift;
+}
+
+unsigned cfa_test_clock_countdown(unsigned long long elapsed, unsigned decisions)
+{
+    return clock_countdown(elapsed, decisions, CLOCK_LAG_TSC);
 }
 
 static __attribute__((noinline)) uint64_t clock_read(struct cfa_processor_state *p)
 {
     uint64_t now = __builtin_ia32_rdtsc();
-    uint64_t interval = (now - p->clock_read_tsc) / (p->clock_decisions ? p->clock_decisions : 1);
+    p->clock_countdown = clock_countdown(now - p->clock_read_tsc, p->clock_decisions, clock_lag_tsc);
     p->clock_read_tsc = now;
     p->clock_decisions = 1;
-    p->clock_countdown = interval < clock_fast_tsc ? CLOCK_SAMPLE : 1;
     STAT_ADD(p->rq.stats.clock_reads, 1);
     return now;
 }
@@ -353,6 +373,7 @@ static void *processor_kthread(void *arg)
 {
     struct cfa_processor_state *s = arg;
     cfa_tls_processor = s;
+    s->errno_slot = &errno;
     context_adopt_native(&s->sched);
     fault_thread_enter(s);
     io_processor_init(s);

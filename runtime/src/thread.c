@@ -73,14 +73,16 @@ void thread_check_transition(struct cfa_thread *t, int to, const char *file, int
 
 /* errno belongs to the user thread: it is saved before every switch out
  * and restored when the thread runs again, possibly on another kernel
- * thread. Out of line, so errno's address (a const function of the kernel
- * thread) is computed again after the switch. */
-static __attribute__((noinline)) void errno_restore(int value) { errno = value; }
+ * thread, through that processor's errno_slot (its kernel thread's errno,
+ * whose address the compiler would otherwise keep across the switch).
+ * Out of line, so that a parked thread's innermost frame is schedule_out
+ * (the debugger's backtraces), not code inlined after the switch. */
+static __attribute__((noinline)) void errno_restore(int value) { *this_processor()->errno_slot = value; }
 
 void schedule_out(struct cfa_thread *t, enum post_action action)
 {
-    int saved_errno = errno;
     struct cfa_processor_state *p = this_processor();
+    int saved_errno = *p->errno_slot;
     p->post = action;
     context_switch(t->current, &p->sched);
     errno_restore(saved_errno);

@@ -1,15 +1,15 @@
 // The scheduling loop's clock (runtime/src/processor.c, decision_clock):
-// a sampling processor reads the TSC at one decision in CLOCK_SAMPLE (4)
-// and reuses its last reading in between; otherwise it reads at every
-// decision. Which of the two a processor does depends on how fast its
+// a sampling processor reads the TSC at one decision in CLOCK_SAMPLE (16,
+// the most it skips) and reuses its last reading in between; otherwise it
+// reads at every decision. Which of the two a processor does depends on how fast its
 // decisions come, so each mode is forced here (cfa_test_decision_clock)
 // and the counts depend on no machine's speed.
 // Also the one-lock yield (ready_yield_swap): a yield with other threads
 // in its processor's lanes pushes and pops under one lane lock.
 // One processor, preemption off, 100 threads yield 2,000 times each,
 // counted from CFA_STATS:
-//  1. "sampled": the TSC reads are at least a quarter of the decisions
-//     (pops) and at most a quarter plus a few (the first decision, and
+//  1. "sampled": the TSC reads are at least a sixteenth of the decisions
+//     (pops) and at most a sixteenth plus a few (the first decision, and
 //     one after each idle spell, read it); at least half the yields are
 //     swaps (all but the helping steps, OS turns and the last thread's,
 //     which has nobody behind it).
@@ -21,7 +21,7 @@
 // RUN: %timeout %t 1 verify sampled %t.err | FileCheck %s --check-prefix=SAMPLED
 // RUN: env CFA_STATS=1 CFA_PREEMPTION_MS=0 %timeout %t 1 every > %t.out 2> %t.err
 // RUN: %timeout %t 1 verify every %t.err | FileCheck %s --check-prefix=EVERY
-// SAMPLED: sampled: the TSC read at one decision in 4; most yields swapped
+// SAMPLED: sampled: the TSC read at one decision in 16; most yields swapped
 // EVERY: every: the TSC read at every decision
 #include "sched_test.h"
 #include "stats_read.h"
@@ -29,7 +29,7 @@
 
 #include <cfa/testing.h>
 
-enum { THREADS = 100, YIELDS = 2000, CLOCK_SAMPLE = 4, SLACK = 8 };
+enum { THREADS = 100, YIELDS = 2000, CLOCK_SAMPLE = 16, SLACK = 8 };
 
 static void yielder(void *arg) {
     (void)arg;
@@ -58,7 +58,7 @@ static void verify(const char *mode, const char *err_path) {
                   reads <= pops / CLOCK_SAMPLE + idle + SLACK,
               "%ld TSC reads for %ld decisions, %ld idle spells", reads, pops, idle);
         CHECK(swaps * 2 >= yields && swaps <= pops, "%ld yield swaps for %ld yields", swaps, yields);
-        printf("sampled: the TSC read at one decision in 4; most yields swapped\n");
+        printf("sampled: the TSC read at one decision in %d; most yields swapped\n", CLOCK_SAMPLE);
     } else {
         CHECK(reads + idle + SLACK >= pops, "%ld TSC reads for %ld decisions, %ld idle spells", reads, pops, idle);
         printf("every: the TSC read at every decision\n");

@@ -30,10 +30,15 @@ unsigned cfa_test_topology_from_sysfs(const char *root, unsigned *cache_of, int 
 void cfa_test_resize_symmetric(void);
 
 /* Forces the decision clock (runtime/src/processor.c) to sample (true:
- * the TSC at one decision in CLOCK_SAMPLE, whatever the decisions' pace)
- * or to read at every decision (false), so a test's counts do not depend
- * on how fast this machine decides. */
+ * the TSC at one decision in the most it skips, 16, whatever the
+ * decisions' pace) or to read at every decision (false), so a test's
+ * counts do not depend on how fast this machine decides. */
 void cfa_test_decision_clock(bool sampled);
+
+/* The decision clock's choice after a reading: at how many decisions
+ * from now it reads the TSC again, when the last `decisions` decisions
+ * took `elapsed` TSC cycles (the program's own clock is not touched). */
+unsigned cfa_test_clock_countdown(unsigned long long elapsed, unsigned decisions);
 
 /* Sets the steal grace (runtime/src/ready_queue.c: a thread made ready
  * less than this many TSC cycles ago is left to its processor), 0 for the
