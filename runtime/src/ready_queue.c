@@ -44,6 +44,7 @@ enum {
     CACHE_REDRAWS = 2,          /* docs/scheduler.md#tunables */
     EMA_SHIFT = 3,              /* docs/scheduler.md#tunables */
     STEAL_TRIES = 8,            /* docs/scheduler.md#tunables */
+    STEAL_MOVE_MAX = 64,        /* docs/scheduler.md#tunables */
 };
 #define NO_TARGET UINT32_MAX
 
@@ -127,6 +128,7 @@ static inline void lane_append(struct lane *l, struct cfa_thread *t)
     else
         l->head_stamp = t->ready_stamp;
     cfa_queue_push_back(&l->threads, &t->link); /* checks: t is in no queue */
+    l->len++;
     lane_check_stamps(l);
 }
 
@@ -138,6 +140,7 @@ static inline struct cfa_thread *lane_take_head(struct lane *l, uint64_t now)
     if (!link)
         return NULL;
     struct cfa_thread *t = lane_thread(link);
+    l->len--;
     l->head_stamp = cfa_queue_empty(&l->threads) ? 0 : t->next_ready_stamp;
     int64_t wait = (int64_t)(now - t->ready_stamp);
     if (wait < 0)
@@ -430,6 +433,42 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
 }
 #endif
 
+/* A steal from lane i, another processor's: its head, to run, and half
+ * of the threads behind it (at most STEAL_MOVE_MAX), moved to one of
+ * me's lanes with their stamps, so that a backlog spreads in a few steals
+ * rather than one per thread (Go's and Tokio's steal-half). */
+static struct cfa_thread *lane_steal(struct ready_queue *q, unsigned i, struct ready_local *me, uint64_t now)
+{
+    if (atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed) == 0)
+        return NULL;
+    struct lane *l = &q->lanes[i];
+    if (!spin_try_lock(&l->lock))
+        return NULL;
+    lane_held(l);
+    struct cfa_thread *t = lane_take_head(l, now);
+    struct cfa_queue moving = { 0 };
+    for (unsigned n = l->len / 2 < STEAL_MOVE_MAX ? l->len / 2 : STEAL_MOVE_MAX; n; n--)
+        cfa_queue_push_back(&moving, &lane_take_head(l, now)->link);
+    hint_store(q, i, l);
+    lane_releasing(l);
+    spin_unlock(&l->lock);
+    if (!t)
+        return NULL;
+    t->last_lane = i;
+    if (!cfa_queue_empty(&moving)) {
+        unsigned mine = lane_base(me) + random_below(me, SHARD_FACTOR);
+        struct lane *own = &q->lanes[mine];
+        spin_lock(&own->lock);
+        lane_held(own);
+        for (struct cfa_qlink *link; (link = cfa_queue_pop_front(&moving));)
+            lane_append(own, lane_thread(link));
+        hint_store(q, mine, own);
+        lane_releasing(own);
+        spin_unlock(&own->lock);
+    }
+    return t;
+}
+
 /* A lane to steal from: drawn like a helping target. */
 static inline unsigned steal_victim(struct ready_queue *q, struct ready_local *me)
 {
@@ -484,7 +523,7 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         unsigned victim = steal_victim(q, me);
         if (!past_grace(q, victim, now))
             continue;
-        if ((t = lane_try_pop(q, victim, now))) {
+        if ((t = lane_steal(q, victim, me, now))) {
             STAT_ADD(me->stats.pop_stolen, 1);
             if (in_my_cache(q, me, victim)) STAT_ADD(me->stats.steal_same_cache, 1);
             else STAT_ADD(me->stats.steal_other_cache, 1);
@@ -635,6 +674,7 @@ static void rebuild_lanes(struct ready_queue *q, unsigned count, const unsigned 
         lanes[i].threads = from->threads;
         lanes[i].head_stamp = from->head_stamp;
         lanes[i].avg_wait = from->avg_wait;
+        lanes[i].len = from->len;
         hints[i].cache = atomic_load(&q->hints[source[i]].cache);
         taken[source[i]] = true;
     }
@@ -648,6 +688,7 @@ static void rebuild_lanes(struct ready_queue *q, unsigned count, const unsigned 
         else
             to->head_stamp = from->head_stamp;
         cfa_queue_splice_back(&to->threads, &from->threads);
+        to->len += from->len;
     }
     free(taken);
     free(q->lanes);
@@ -677,6 +718,7 @@ void ready_queue_fork_child(struct ready_queue *q)
         atomic_store(&l->lock, 0);
         l->threads = (struct cfa_queue){ 0 };
         l->head_stamp = 0;
+        l->len = 0;
 #ifdef CFA_DEBUG
         l->holder = NULL;
 #endif

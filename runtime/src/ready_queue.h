@@ -55,6 +55,7 @@ struct lane {
     struct cfa_queue   threads;      /* of struct cfa_thread (link), oldest first */
     uint64_t           head_stamp;
     uint64_t           avg_wait;     /* moving average, in TSC cycles */
+    unsigned           len;          /* threads in it */
 #ifdef CFA_DEBUG
     const void        *holder;       /* kernel thread holding `lock` */
 #endif

@@ -1,0 +1,59 @@
+// A steal takes a backlog in halves (runtime/src/ready_queue.c,
+// lane_steal; docs/scheduler.md, "Pop", step 3): the thief runs the
+// victim lane's head and moves half of the threads behind it to its own
+// lanes, so a backlog of N threads moves in about log2(N) steals, not N.
+// Two processors, preemption off: the main thread starts THREADS threads,
+// which wait in its processor's lanes, and spins without yielding until
+// all have run, so the other processor runs every one of them. Counted
+// from CFA_STATS: every thread ran, and the other processor took them
+// with at most THREADS / 4 steals (about 7 with halves, 64 one by one);
+// the rest were its own lanes' pops, an idle search's or helping steps'.
+//
+// RUN: %cc %s -I%S/include -I%S/../runtime/include -o %t %cfa-link
+// RUN: env CFA_STATS=1 CFA_PREEMPTION_MS=0 %timeout %t run > %t.out 2> %t.err
+// RUN: %timeout %t verify %t.err | FileCheck %s
+// CHECK: 64 threads ran on the other processor in at most 16 steals
+#include "check.h"
+#include "stats_read.h"
+#include "task.h"
+
+enum { THREADS = 64 };
+
+static _Atomic int ran;
+
+static void count_run(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&ran, 1);
+}
+
+static void run(void) {
+    struct extra_procs procs;
+    procs_start(&procs, 2);
+    static struct task tasks[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        task_start(&tasks[i], count_run, NULL, "Counter");
+    double until = now_seconds() + 20;
+    while (atomic_load(&ran) < THREADS)
+        CHECK(now_seconds() < until, "%d of %d threads ran in 20 s", atomic_load(&ran), THREADS);
+    for (int i = 0; i < THREADS; i++)
+        cfa_thread_join(&tasks[i].thread);
+    procs_stop(&procs);
+}
+
+static void verify(const char *err_path) {
+    char *err = stats_slurp(err_path);
+    long stolen = stats_find(err, "stolen ");
+    CHECK(stolen >= 1 && stolen <= THREADS / 4, "%ld steals for %d threads", stolen, THREADS);
+    printf("%d threads ran on the other processor in at most %d steals\n", THREADS, THREADS / 4);
+}
+
+int main(int argc, char **argv) {
+    CHECK(argc > 1, "usage: steal_half run | steal_half verify ERR");
+    if (!strcmp(argv[1], "run"))
+        run();
+    else if (!strcmp(argv[1], "verify") && argc > 2)
+        verify(argv[2]);
+    else
+        CHECK(false, "unknown mode %s", argv[1]);
+    return 0;
+}
