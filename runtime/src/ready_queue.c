@@ -9,7 +9,7 @@
  *             the target's head if it has waited HELP_BIAS times longer
  *             than the local lanes' expected wait, and HELP_FLOOR_TSC;
  *          2. the older of the processor's own lanes;
- *          3. stealing: a few random lanes;
+ *          3. stealing: a few random lanes, the head and half the backlog;
  *   search every lane under its lock (idle processors only);
  *   resize under the writer side of the resizing lock (resize_lock.h).
  *
