@@ -44,7 +44,7 @@ enum {
     CACHE_REDRAWS = 2,          /* docs/scheduler.md#tunables */
     EMA_SHIFT = 3,              /* docs/scheduler.md#tunables */
     STEAL_TRIES = 8,            /* docs/scheduler.md#tunables */
-    STEAL_MOVE_MAX = 64,        /* docs/scheduler.md#tunables */
+    STEAL_MOVE_MAX = 8,         /* docs/scheduler.md#tunables */
 };
 #define NO_TARGET UINT32_MAX
 
