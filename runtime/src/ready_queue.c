@@ -436,8 +436,12 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
 /* A steal from lane i, another processor's: its head, to run, and half
  * of the threads behind it (at most STEAL_MOVE_MAX), moved to one of
  * me's lanes with their stamps, so that a backlog spreads in a few steals
- * rather than one per thread (Go's and Tokio's steal-half). */
-static struct cfa_thread *lane_steal(struct ready_queue *q, unsigned i, struct ready_local *me, uint64_t now)
+ * rather than one per thread (Go's and Tokio's steal-half). Between the
+ * two locks the moved threads are in no lane, so an idle processor's
+ * search may miss them: their append is a push, and notifies as one
+ * (steps N1-N2 of idle.h). */
+static struct cfa_thread *lane_steal(struct ready_queue *q, unsigned i, struct ready_local *me,
+                                     struct cfa_cluster_state *cs, uint64_t now)
 {
     if (atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed) == 0)
         return NULL;
@@ -465,6 +469,7 @@ static struct cfa_thread *lane_steal(struct ready_queue *q, unsigned i, struct r
         hint_store(q, mine, own);
         lane_releasing(own);
         spin_unlock(&own->lock);
+        notify_pushed(me, cs);
     }
     return t;
 }
@@ -523,7 +528,7 @@ struct cfa_thread *ready_pop(struct cfa_processor_state *p, uint64_t now)
         unsigned victim = steal_victim(q, me);
         if (!past_grace(q, victim, now))
             continue;
-        if ((t = lane_steal(q, victim, me, now))) {
+        if ((t = lane_steal(q, victim, me, p->cluster->state, now))) {
             STAT_ADD(me->stats.pop_stolen, 1);
             if (in_my_cache(q, me, victim)) STAT_ADD(me->stats.steal_same_cache, 1);
             else STAT_ADD(me->stats.steal_other_cache, 1);

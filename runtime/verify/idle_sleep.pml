@@ -159,7 +159,9 @@ proctype Kernel()
 }
 
 /* ready_pop: takes a thread from some lane, or misses (try-locks and a
- * few random steals are not exhaustive). */
+ * few random steals are not exhaustive). A steal that also moves threads
+ * to the thief's lane is a take followed by pushes, each a notifier's
+ * N1-N2 (lane_steal), which the running processors' pushes model. */
 #if NP > 2
 #define TRY_POP \
         if \
