@@ -67,8 +67,8 @@ struct cfa_processor_state {
                                        * thread (fork.c; processors lock) */
     void                 *altstack;   /* signal stack for the fault handler */
     struct io_context    *io;         /* its ring or fallback state (io_processor.h) */
-    int                  *errno_slot; /* its kernel thread's errno: set where that
-                                       * thread takes the processor (thread.c) */
+    int                  *errno_slot; /* its kernel thread's errno, set where that thread
+                                       * takes the processor; thread.c saves through it */
     struct cfa_processor_state *all_next, *all_prev; /* registry.c */
 };
 

@@ -104,9 +104,12 @@ static inline struct cfa_thread *lane_thread(struct cfa_qlink *link)
     return cfa_queue_entry(link, struct cfa_thread, link);
 }
 
-/* A lane's head_stamp is its head's ready_stamp, 0 exactly when empty. */
+/* A lane's head_stamp is its head's ready_stamp, 0 exactly when empty;
+ * its len, 0 exactly then. */
 static inline void lane_check_stamps(const struct lane *l)
 {
+    cfa_assert("lane len counts its threads (0 exactly when empty)",
+               (l->len == 0) == cfa_queue_empty(&l->threads));
     cfa_assert("lane head_stamp is its head's ready stamp (0 when empty)",
                !cfa_queue_empty(&l->threads)
                    ? l->head_stamp == lane_thread(cfa_queue_peek(&l->threads))->ready_stamp && l->head_stamp != 0
@@ -149,7 +152,9 @@ static inline struct cfa_thread *lane_take_head(struct lane *l, uint64_t now)
     return t;
 }
 
-static struct cfa_thread *lane_try_pop(struct ready_queue *q, unsigned i, uint64_t now)
+/* Lane i's head, if its lock is free; with `moving`, also up to
+ * STEAL_MOVE_MAX threads behind it, half of them, taken into *moving. */
+static struct cfa_thread *lane_take(struct ready_queue *q, unsigned i, uint64_t now, struct cfa_queue *moving)
 {
     if (atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed) == 0)
         return NULL; /* looks empty: not worth the lock */
@@ -158,12 +163,19 @@ static struct cfa_thread *lane_try_pop(struct ready_queue *q, unsigned i, uint64
         return NULL;
     lane_held(l);
     struct cfa_thread *t = lane_take_head(l, now);
+    for (unsigned n = !moving ? 0 : l->len / 2 < STEAL_MOVE_MAX ? l->len / 2 : STEAL_MOVE_MAX; n; n--)
+        cfa_queue_push_back(moving, &lane_take_head(l, now)->link);
     hint_store(q, i, l);
     lane_releasing(l);
     spin_unlock(&l->lock);
     if (t)
         t->last_lane = i;
     return t;
+}
+
+static inline struct cfa_thread *lane_try_pop(struct ready_queue *q, unsigned i, uint64_t now)
+{
+    return lane_take(q, i, now, NULL);
 }
 
 #ifndef CFA_NO_HELPING
@@ -443,22 +455,8 @@ static __attribute__((noinline)) struct cfa_thread *help_step(struct ready_queue
 static struct cfa_thread *lane_steal(struct ready_queue *q, unsigned i, struct ready_local *me,
                                      struct cfa_cluster_state *cs, uint64_t now)
 {
-    if (atomic_load_explicit(&q->hints[i].stamp, memory_order_relaxed) == 0)
-        return NULL;
-    struct lane *l = &q->lanes[i];
-    if (!spin_try_lock(&l->lock))
-        return NULL;
-    lane_held(l);
-    struct cfa_thread *t = lane_take_head(l, now);
     struct cfa_queue moving = { 0 };
-    for (unsigned n = l->len / 2 < STEAL_MOVE_MAX ? l->len / 2 : STEAL_MOVE_MAX; n; n--)
-        cfa_queue_push_back(&moving, &lane_take_head(l, now)->link);
-    hint_store(q, i, l);
-    lane_releasing(l);
-    spin_unlock(&l->lock);
-    if (!t)
-        return NULL;
-    t->last_lane = i;
+    struct cfa_thread *t = lane_take(q, i, now, &moving);
     if (!cfa_queue_empty(&moving)) {
         unsigned mine = lane_base(me) + random_below(me, SHARD_FACTOR);
         struct lane *own = &q->lanes[mine];
