@@ -21,7 +21,9 @@ here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$src/build}; THREADS=${THREADS:-2}; MEMORY=${MEMORY:-64}
 RUNS=${RUNS:-3}; SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}; WARMUP=${WARMUP:-1}
 CONNS=${CONNS:-4000}; CLIENT_THREADS=${CLIENT_THREADS:-2}; KEYS=${KEYS:-100000}; VALUE=${VALUE:-100}
-RATES=${RATES:-"5000 10000 15000 20000 30000 45000"}; UPDATES=${UPDATES:-"0.03 0.05 0.10 0.50"}
+# The default rates run from light load up past both servers' saturation
+# on a 2-CPU machine (about 135,000/s with the load generator beside them).
+RATES=${RATES:-"5000 10000 20000 30000 45000 60000 80000 110000 130000 160000"}; UPDATES=${UPDATES:-"0.03 0.05 0.10 0.50"}
 OUT=${OUT:-$BUILD/bench-memcached}; BEFORE=${BEFORE:-}
 # Both servers and the client each hold CONNS sockets.
 ulimit -n $((CONNS * 2 + 1000))
